@@ -1,0 +1,131 @@
+"""``python -m games.engine``: deal, play and random games from the command line.
+
+Bad input ends with exit status 2 and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from .board import render
+from .cards import NotationError
+from .deal import SEED_LIMIT, Deal, deal_from_seed, parse_deal
+from .game import Game, IllegalMoveError, Outcome
+from .moves import parse_moves
+from .record import GameRecord
+from .rules import PRESETS, Rules, UnknownPresetError, get_rules
+
+
+class UsageError(Exception):
+    """Bad input from the command line: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def preset_arg(text: str) -> Rules:
+    try:
+        return get_rules(text)
+    except UnknownPresetError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def seed_arg(text: str) -> int:
+    try:
+        seed = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed: write a whole number from 0 to {SEED_LIMIT - 1}") from None
+    if not 0 <= seed < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"a seed runs from 0 to {SEED_LIMIT - 1}, not {seed}")
+    return seed
+
+
+def deal_from_args(rules: Rules, deal_text: str | None, seed: int | None) -> Deal:
+    if (deal_text is None) == (seed is None):
+        raise UsageError("give the deal either as --deal TEXT or as --seed N")
+    if deal_text is not None:
+        return parse_deal(rules, deal_text)
+    assert seed is not None
+    return deal_from_seed(rules, seed)
+
+
+def _deal(args: argparse.Namespace) -> int:
+    print(deal_from_seed(args.preset, args.seed))
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    deal = deal_from_args(args.preset, args.deal, args.seed)
+    game = Game.start(deal)
+    for number, move in enumerate(parse_moves(args.moves), start=1):
+        try:
+            game = game.apply(move)
+        except IllegalMoveError as error:
+            print(render(game.visible()))
+            raise UsageError(f"move {number} ({move}) is illegal: {error}") from None
+    print(render(game.visible()))
+    print(f"outcome: {game.outcome.value} ({game.outcome_reason})")
+    print(f"score: {game.score}")
+    return 0
+
+
+def _random(args: argparse.Namespace) -> int:
+    game = Game.start(deal_from_seed(args.preset, args.seed))
+    chooser = random.Random(args.seed)
+    while game.outcome is Outcome.IN_PROGRESS:
+        game = game.apply(chooser.choice(game.legal_moves()))
+    print(GameRecord.of(game), end="")
+    print(f"# {game.outcome.value}: {game.outcome_reason}; score {game.score}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m games.engine", description="Piramide's rules engine and solver")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    presets = ", ".join(PRESETS)
+
+    deal = commands.add_parser("deal", help="print the deal of a preset and seed")
+    deal.add_argument("preset", type=preset_arg, help=presets)
+    deal.add_argument("seed", type=seed_arg)
+    deal.set_defaults(handler=_deal)
+
+    play = commands.add_parser("play", help="play moves on a deal and print the board, outcome and score")
+    play.add_argument("preset", type=preset_arg, help=presets)
+    play.add_argument("--deal", help="the deal line (docs/formats.md)")
+    play.add_argument("--seed", type=seed_arg, help="or the seed of the deal")
+    play.add_argument("--moves", default="", help="moves separated by spaces, as 'D 7.1+S R'")
+    play.set_defaults(handler=_play)
+
+    rnd = commands.add_parser("random", help="play a random legal game and print its record")
+    rnd.add_argument("preset", type=preset_arg, help=presets)
+    rnd.add_argument("seed", type=seed_arg)
+    rnd.set_defaults(handler=_random)
+
+    for register in EXTRA_COMMANDS:
+        register(commands)
+    return parser
+
+
+#: Modules beside this one add their sub-commands here (the solver's solve, hint and review).
+EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[_Parser]], None]] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        return handler(args)
+    except (UsageError, NotationError, IllegalMoveError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,421 @@
+"""The game value: a position reached from a deal, its legal moves, outcome, score and public view.
+
+A ``Game`` is immutable: ``apply`` returns the next one.  It is rebuilt from its deal and its
+move list alone (``replay``), which is how the service keeps games and recomputes scores.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from functools import cached_property
+from typing import Any
+
+from .cards import Card
+from .deal import Deal, deal_from_seed
+from .geometry import Geometry, geometry
+from .moves import (
+    DRAW,
+    RECYCLE,
+    RETURN_THREE,
+    STOCK,
+    WASTE,
+    Kind,
+    Move,
+    Place,
+    Ref,
+    pyramid_ref,
+    put_back,
+    remove,
+    waste_ref,
+)
+from .rules import Rules, StockModel, get_rules
+from .scoring import Counters
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules refuse; the message says why, in words a player reads."""
+
+
+class Outcome(Enum):
+    IN_PROGRESS = "in_progress"
+    WON = "won"
+    LOST = "lost"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+@dataclass(frozen=True)
+class Game:
+    deal: Deal
+    #: bit i set: pyramid position i is gone
+    removed: int = 0
+    #: cards still to draw, the next one first (in ``STOCK_TOP_AND_WASTE`` the first lies face up)
+    stock: tuple[Card, ...] = ()
+    #: the waste from its bottom to its top
+    waste: tuple[Card, ...] = ()
+    #: ``DRAWN_AND_WASTE`` only: the card in play from the last draw
+    drawn: Card | None = None
+    counters: Counters = field(default_factory=Counters)
+    returned_three: bool = False
+    moves: tuple[Move, ...] = ()
+
+    # ----------------------------------------------------------------- building
+
+    @classmethod
+    def start(cls, deal: Deal) -> Game:
+        return cls(deal=deal, stock=deal.stock)
+
+    @classmethod
+    def from_seed(cls, preset: str, seed: int) -> Game:
+        return cls.start(deal_from_seed(get_rules(preset), seed))
+
+    @classmethod
+    def replay(cls, deal: Deal, moves: Iterable[Move]) -> Game:
+        """The game after ``moves``; raises IllegalMoveError naming the first move that fails (1-based)."""
+        game = cls.start(deal)
+        for number, move in enumerate(moves, start=1):
+            try:
+                game = game.apply(move)
+            except IllegalMoveError as error:
+                raise IllegalMoveError(f"move {number} ({move}): {error}") from None
+        return game
+
+    # ----------------------------------------------------------------- looking
+
+    @property
+    def rules(self) -> Rules:
+        return self.deal.rules
+
+    @property
+    def geometry(self) -> Geometry:
+        return geometry(self.rules.rows)
+
+    @property
+    def score(self) -> int:
+        return self.counters.score
+
+    @property
+    def recycles_left(self) -> int:
+        return self.rules.recycles - self.counters.recycles
+
+    def is_free(self, index: int) -> bool:
+        return not self.removed >> index & 1 and self.geometry.cover_masks[index] & ~self.removed == 0
+
+    def is_face_up(self, index: int) -> bool:
+        return not self.rules.face_down or self.is_free(index)
+
+    def free_positions(self) -> list[int]:
+        removed, masks = self.removed, self.geometry.cover_masks
+        return [i for i in range(len(masks)) if not removed >> i & 1 and masks[i] & ~removed == 0]
+
+    @property
+    def stock_card(self) -> Card | None:
+        """The card that ``S`` names: the face-up stock top, or the drawn card."""
+        model = self.rules.stock_model
+        if model is StockModel.STOCK_TOP_AND_WASTE:
+            return self.stock[0] if self.stock else None
+        if model is StockModel.DRAWN_AND_WASTE:
+            return self.drawn
+        return None
+
+    def _playable(self) -> list[tuple[Ref, Card]]:
+        places = self.geometry.places
+        cards: list[tuple[Ref, Card]] = [
+            (pyramid_ref(places[i][0] + 1, places[i][1] + 1), self.deal.pyramid[i]) for i in self.free_positions()
+        ]
+        stock_card = self.stock_card
+        if stock_card is not None:
+            cards.append((STOCK, stock_card))
+        reach = max(1, self.rules.house_waste_reach)
+        for depth in range(1, min(reach, len(self.waste)) + 1):
+            cards.append((waste_ref(depth), self.waste[-depth]))
+        return cards
+
+    # ----------------------------------------------------------------- moves
+
+    def _candidate_moves(self) -> list[Move]:
+        """Every legal move, ignoring whether the game has already ended."""
+        rules = self.rules
+        value = rules.value
+        playable = self._playable()
+        moves: list[Move] = []
+        for i, (ref, card) in enumerate(playable):
+            deep = ref.place is Place.WASTE and ref.depth > 1
+            if value(card.rank) == rules.king_value and not deep:
+                moves.append(remove(ref))
+                continue
+            for other_ref, other in playable[i + 1 :]:
+                if value(card.rank) + value(other.rank) != rules.pair_sum:
+                    continue
+                if self._pair_refusal(ref, other_ref) is None:
+                    moves.append(remove(ref, other_ref))
+        if self._draw_refusal() is None:
+            moves.append(DRAW)
+        if self._recycle_refusal() is None:
+            moves.append(RECYCLE)
+        if self._put_back_refusal(1) is None:
+            moves.extend(put_back(n) for n in range(1, len(self.stock) + 1))
+        if self._return_three_refusal() is None:
+            moves.append(RETURN_THREE)
+        return moves
+
+    def legal_moves(self) -> list[Move]:
+        if self.outcome is not Outcome.IN_PROGRESS:
+            return []
+        return self._candidate_moves()
+
+    def apply(self, move: Move) -> Game:
+        """The game after ``move``, or IllegalMoveError with the reason; ``self`` never changes."""
+        if self.outcome is not Outcome.IN_PROGRESS:
+            raise IllegalMoveError(f"the game is over: {self.outcome_reason}")
+        if move.kind is Kind.REMOVE:
+            return self._apply_remove(move)
+        if move.kind is Kind.DRAW:
+            refusal = self._draw_refusal()
+        elif move.kind is Kind.RECYCLE:
+            refusal = self._recycle_refusal()
+        elif move.kind is Kind.PUT_BACK:
+            refusal = self._put_back_refusal(move.count)
+        else:
+            refusal = self._return_three_refusal()
+        if refusal is not None:
+            raise IllegalMoveError(refusal)
+        moves = self.moves + (move,)
+        if move.kind is Kind.DRAW:
+            return self._after_draw(moves)
+        if move.kind is Kind.RECYCLE:
+            stock = self.waste + ((self.drawn,) if self.drawn is not None else ())
+            return replace(
+                self, stock=stock, waste=(), drawn=None, moves=moves, counters=self.counters.add(recycles=1)
+            )
+        if move.kind is Kind.PUT_BACK:
+            card = self.waste[-1]
+            stock = self.stock[: move.count] + (card,) + self.stock[move.count :]
+            return replace(self, stock=stock, waste=self.waste[:-1], moves=moves)
+        return replace(self, stock=self.stock + self.waste, waste=(), returned_three=True, moves=moves)
+
+    def _after_draw(self, moves: tuple[Move, ...]) -> Game:
+        if self.rules.stock_model is StockModel.DRAWN_AND_WASTE:
+            waste = self.waste + ((self.drawn,) if self.drawn is not None else ())
+            return replace(self, stock=self.stock[1:], waste=waste, drawn=self.stock[0], moves=moves)
+        return replace(self, stock=self.stock[1:], waste=self.waste + self.stock[:1], moves=moves)
+
+    def _draw_refusal(self) -> str | None:
+        if self.stock:
+            return None
+        if self.recycles_left > 0 and (self.waste or self.drawn is not None):
+            return "the stock is empty: turn the waste over with R"
+        return "the stock is empty and no redeal is left"
+
+    def _recycle_refusal(self) -> str | None:
+        if self.stock:
+            return f"the stock still has {_plural(len(self.stock), 'card')}: draw them first"
+        if self.recycles_left <= 0:
+            return f"no redeal is left: {self.rules.name} allows {_plural(self.rules.passes, 'pass')} through the stock"
+        if not self.waste and self.drawn is None:
+            return "the waste is empty: there is nothing to turn over"
+        return None
+
+    def _put_back_refusal(self, count: int) -> str | None:
+        rules = self.rules
+        if not rules.house_put_back:
+            return f"{rules.name} has no put-back rule"
+        if not self.moves or self.moves[-1].kind is not Kind.DRAW:
+            return "only the card just drawn can go back into the stock"
+        card = self.waste[-1]
+        fellows = sum(1 for i in self.free_positions() if self.deal.pyramid[i].rank == card.rank)
+        if fellows != 3:
+            return f"{card.label} may go back only while the other three of its rank lie free in the pyramid"
+        if not self.stock:
+            return "the stock is empty: there is nothing to put the card under"
+        if not 1 <= count <= len(self.stock):
+            return f"the stock has {_plural(len(self.stock), 'card')}: put the card under 1 to {len(self.stock)} of them"
+        return None
+
+    def _return_three_refusal(self) -> str | None:
+        rules = self.rules
+        if not rules.house_return_three:
+            return f"{rules.name} has no rule for returning the first three cards"
+        if self.returned_three:
+            return "the first three cards have already gone back once"
+        draws = sum(1 for move in self.moves if move.kind is Kind.DRAW)
+        if draws != 3 or self.counters.pairs or len(self.waste) != 3:
+            return "the three cards go back only right after the first three draws, before any pair is made"
+        return None
+
+    def _locate(self, ref: Ref) -> Card:
+        """The card at ``ref`` if it is in play now, else IllegalMoveError."""
+        rules = self.rules
+        if ref.place is Place.PYRAMID:
+            if ref.row > rules.rows:
+                raise IllegalMoveError(f"there is no {ref}: the pyramid has {rules.rows} rows")
+            index = self.geometry.index(ref.row - 1, ref.col - 1)
+            if self.removed >> index & 1:
+                raise IllegalMoveError(f"the card at {ref} is already gone")
+            covering = bin(self.geometry.cover_masks[index] & ~self.removed).count("1")
+            if covering:
+                name = f"the face-down card at {ref}" if not self.is_face_up(index) else self.deal.pyramid[index].label
+                raise IllegalMoveError(f"{name} is covered by {_plural(covering, 'card')}")
+            return self.deal.pyramid[index]
+        if ref.place is Place.STOCK:
+            model = rules.stock_model
+            if model is StockModel.WASTE_ONLY:
+                raise IllegalMoveError(f"in {rules.name} a drawn card goes to the waste: play it as W")
+            card = self.stock_card
+            if card is None:
+                raise IllegalMoveError("the stock is empty" if model is StockModel.STOCK_TOP_AND_WASTE else "draw a card first (D)")
+            return card
+        if ref.depth > max(1, rules.house_waste_reach):
+            raise IllegalMoveError("only the top card of the waste (W) is in play")
+        if len(self.waste) < ref.depth:
+            if not self.waste:
+                raise IllegalMoveError("the waste is empty")
+            raise IllegalMoveError(f"the waste holds only {_plural(len(self.waste), 'card')}")
+        return self.waste[-ref.depth]
+
+    def _pair_refusal(self, first: Ref, second: Ref) -> str | None:
+        """Why two cards in play may not pair whatever their values, or None."""
+        places = {first.place, second.place}
+        deep = [ref for ref in (first, second) if ref.place is Place.WASTE and ref.depth > 1]
+        if deep and places != {Place.WASTE}:
+            return f"{deep[0]} pairs only with another waste card"
+        if Place.PYRAMID not in places and not (self.rules.stock_waste_pairs or places == {Place.WASTE}):
+            return f"in {self.rules.name} every pair needs a pyramid card"
+        return None
+
+    def _apply_remove(self, move: Move) -> Game:
+        rules = self.rules
+        if not move.refs or len(move.refs) > 2 or len(set(move.refs)) != len(move.refs):
+            raise IllegalMoveError("a move removes one king or two different cards")
+        cards = [self._locate(ref) for ref in move.refs]
+        values = [rules.value(card.rank) for card in cards]
+        if len(cards) == 1:
+            if move.refs[0].place is Place.WASTE and move.refs[0].depth > 1:
+                raise IllegalMoveError(f"{move.refs[0]} pairs only with another waste card")
+            if values[0] != rules.king_value:
+                raise IllegalMoveError(
+                    f"{cards[0].label} counts {values[0]}: only a king leaves alone; pair it to make {rules.pair_sum}"
+                )
+        else:
+            refusal = self._pair_refusal(*move.refs)
+            if refusal is not None:
+                raise IllegalMoveError(refusal)
+            if sum(values) != rules.pair_sum:
+                raise IllegalMoveError(f"{cards[0].label} + {cards[1].label} is {sum(values)}, not {rules.pair_sum}")
+        removed, stock, waste, drawn = self.removed, self.stock, list(self.waste), self.drawn
+        for ref in sorted(move.refs, key=lambda ref: -ref.depth):
+            if ref.place is Place.PYRAMID:
+                removed |= 1 << self.geometry.index(ref.row - 1, ref.col - 1)
+            elif ref.place is Place.STOCK:
+                if rules.stock_model is StockModel.DRAWN_AND_WASTE:
+                    drawn = None
+                else:
+                    stock = stock[1:]
+            else:
+                del waste[-ref.depth]
+        rows_emptied = sum(
+            1 for mask in self.geometry.row_masks if removed & mask == mask and self.removed & mask != mask
+        )
+        counters = self.counters.add(
+            pairs=1 if len(cards) == 2 else 0, kings=1 if len(cards) == 1 else 0, rows=rows_emptied
+        )
+        normalised = remove(*move.refs)
+        return replace(
+            self,
+            removed=removed,
+            stock=stock,
+            waste=tuple(waste),
+            drawn=drawn,
+            counters=counters,
+            moves=self.moves + (normalised,),
+        )
+
+    # ----------------------------------------------------------------- outcome
+
+    @cached_property
+    def _status(self) -> tuple[Outcome, str]:
+        if self.removed == self.geometry.full_mask:
+            return Outcome.WON, "the pyramid is cleared"
+        if self._pyramid_is_frozen():
+            return Outcome.LOST, "no free pyramid card can ever be removed: nothing still to come pairs with one"
+        if not self._candidate_moves():
+            return Outcome.LOST, "no move is left"
+        return Outcome.IN_PROGRESS, "the game goes on"
+
+    @property
+    def outcome(self) -> Outcome:
+        return self._status[0]
+
+    @property
+    def outcome_reason(self) -> str:
+        return self._status[1]
+
+    def _pyramid_is_frozen(self) -> bool:
+        """True when no free pyramid card is a king or has a partner among the free cards or the cards to come.
+
+        The pyramid only changes when a free card leaves, and the free cards only change when the
+        pyramid does, so such a pyramid can never change again.  Every stock and waste card counts as
+        still to come, which over-counts (a waste card may stay buried) and so never ends a live game.
+        """
+        rules = self.rules
+        value = rules.value
+        free_values = Counter(value(self.deal.pyramid[i].rank) for i in self.free_positions())
+        to_come = Counter(value(card.rank) for card in self.stock + self.waste)
+        if self.drawn is not None:
+            to_come[value(self.drawn.rank)] += 1
+        for v, count in free_values.items():
+            partner = rules.pair_sum - v
+            if v == rules.king_value:
+                return False
+            if partner == v:
+                if count >= 2 or to_come[v]:
+                    return False
+            elif free_values[partner] or to_come[partner]:
+                return False
+        return True
+
+    # ----------------------------------------------------------------- the player's view
+
+    def visible(self) -> dict[str, Any]:
+        """Exactly what a player at the table sees: face-down and undrawn cards only as counts.
+
+        The whole waste is shown: every card in it was drawn face up in front of the player.
+        """
+        rules = self.rules
+        geo = self.geometry
+        rows: list[list[dict[str, Any] | None]] = []
+        face_down = 0
+        for r in range(rules.rows):
+            row: list[dict[str, Any] | None] = []
+            for c in range(r + 1):
+                i = geo.index(r, c)
+                if self.removed >> i & 1:
+                    row.append(None)
+                elif self.is_face_up(i):
+                    row.append({"card": str(self.deal.pyramid[i]), "free": self.is_free(i)})
+                else:
+                    face_down += 1
+                    row.append({"face_down": True, "free": False})
+            rows.append(row)
+        top = self.stock[0] if rules.stock_model is StockModel.STOCK_TOP_AND_WASTE and self.stock else None
+        return {
+            "preset": rules.name,
+            "rows": rows,
+            "face_down": face_down,
+            "stock": {"count": len(self.stock), "top": str(top) if top else None},
+            "drawn": str(self.drawn) if self.drawn else None,
+            "waste": [str(card) for card in self.waste],
+            "recycles_left": self.recycles_left,
+            "moves": len(self.moves),
+            "score": self.score,
+            "counters": self.counters.as_dict(),
+            "pyramid_left": geo.size - bin(self.removed).count("1"),
+            "outcome": self.outcome.value,
+            "reason": self.outcome_reason,
+            "legal_moves": [str(move) for move in self.legal_moves()],
+        }

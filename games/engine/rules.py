@@ -1,0 +1,105 @@
+"""One parameterised rule set and the named presets built from it (see docs/rules.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+FULL_RANKS: tuple[int, ...] = tuple(range(1, 14))
+#: The 40-card deck drops the 8, 9 and 10; its jack, queen and king count 8, 9 and 10.
+SHORT_RANKS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 11, 12, 13)
+
+
+class StockModel(Enum):
+    """Which cards outside the pyramid are in play."""
+
+    #: Par Pyramid: the stock's top card lies face up and plays, as does the waste top.
+    STOCK_TOP_AND_WASTE = "stock-top-and-waste"
+    #: Piramide 40 carte: the card just drawn is held in play until the next draw puts it on the waste.
+    DRAWN_AND_WASTE = "drawn-and-waste"
+    #: Campagna d'Egitto, Piramide Doppia: a drawn card goes straight to the waste; only its top plays.
+    WASTE_ONLY = "waste-only"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    name: str
+    ranks: tuple[int, ...]
+    decks: int
+    rows: int
+    pair_sum: int
+    passes: int
+    stock_model: StockModel
+    #: The stock top (or drawn card) may pair with the waste top.
+    stock_waste_pairs: bool = False
+    #: Pyramid rows above the base are dealt face down and turn up when freed.
+    face_down: bool = False
+    #: House rule: the last card of a rank, just drawn while its three fellows lie free, may go back into the stock.
+    house_put_back: bool = False
+    #: House rule: two waste cards among the top ``house_waste_reach`` may pair (at most two cards between them).
+    house_waste_reach: int = 0
+    #: House rule: after three draws and no pair, the three drawn cards may go back under the stock.
+    house_return_three: bool = False
+
+    @property
+    def deck_size(self) -> int:
+        return len(self.ranks) * 4 * self.decks
+
+    @property
+    def pyramid_size(self) -> int:
+        return self.rows * (self.rows + 1) // 2
+
+    @property
+    def stock_size(self) -> int:
+        return self.deck_size - self.pyramid_size
+
+    @property
+    def recycles(self) -> int:
+        """How many times the waste may be turned back into the stock."""
+        return self.passes - 1
+
+    def value(self, rank: int) -> int:
+        """What a card of ``rank`` counts towards the pair sum."""
+        if self.ranks is SHORT_RANKS and rank > 10:
+            return rank - 3
+        return rank
+
+    @property
+    def king_value(self) -> int:
+        return self.pair_sum
+
+
+PRESETS: dict[str, Rules] = {
+    rules.name: rules
+    for rules in (
+        Rules("classic", FULL_RANKS, 1, 7, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True),
+        Rules("one-pass", FULL_RANKS, 1, 7, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True),
+        Rules("egyptian", FULL_RANKS, 1, 7, 13, 2, StockModel.WASTE_ONLY),
+        Rules("forty", SHORT_RANKS, 1, 6, 10, 1, StockModel.DRAWN_AND_WASTE, stock_waste_pairs=True, face_down=True),
+        Rules("forty-open", SHORT_RANKS, 1, 6, 10, 2, StockModel.WASTE_ONLY),
+        Rules(
+            "forty-house",
+            SHORT_RANKS,
+            1,
+            6,
+            10,
+            1,
+            StockModel.WASTE_ONLY,
+            house_put_back=True,
+            house_waste_reach=4,
+            house_return_three=True,
+        ),
+        Rules("double", FULL_RANKS, 2, 9, 13, 3, StockModel.WASTE_ONLY),
+    )
+}
+
+
+class UnknownPresetError(ValueError):
+    pass
+
+
+def get_rules(preset: str) -> Rules:
+    try:
+        return PRESETS[preset]
+    except KeyError:
+        raise UnknownPresetError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}") from None
