@@ -164,10 +164,14 @@ class Game:
             moves.append(RETURN_THREE)
         return moves
 
+    @cached_property
+    def _candidates(self) -> tuple[Move, ...]:
+        return tuple(self._candidate_moves())
+
     def legal_moves(self) -> list[Move]:
         if self.outcome is not Outcome.IN_PROGRESS:
             return []
-        return self._candidate_moves()
+        return list(self._candidates)
 
     def apply(self, move: Move) -> Game:
         """The game after ``move``, or IllegalMoveError with the reason; ``self`` never changes."""
@@ -343,7 +347,7 @@ class Game:
             return Outcome.WON, "the pyramid is cleared"
         if self._pyramid_is_frozen():
             return Outcome.LOST, "no free pyramid card can ever be removed: nothing still to come pairs with one"
-        if not self._candidate_moves():
+        if not self._candidates:
             return Outcome.LOST, "no move is left"
         return Outcome.IN_PROGRESS, "the game goes on"
 
