@@ -1,0 +1,233 @@
+"""Rule scenarios, preset by preset, on deals laid out by hand."""
+
+import pytest
+
+from games.engine.game import Game, IllegalMoveError, Outcome
+from games.engine.moves import DRAW, RECYCLE, parse_move, parse_moves
+from games.engine.rules import FULL_RANKS, Rules, StockModel
+from games.engine.scoring import count_moves
+
+from .builders import deal_with, game_with
+
+CLASSIC_PYRAMID = "2c 2d 2h 2s 3c 3d 3h 3s 4c 4d 4h 4s 5d 5h 5s 6c 6d 6h 7c 7d 7s Kc 8c 5c Qc Ac 9d Td"
+CLASSIC_STOCK = "Jc 9s Kh Ts Qs As"
+FORTY_PYRAMID = "Ac Ad Ah As 2d 2h 2s 4c 4d 4h 4s 6c 6d 6h 6s 7c 7d 7h Kc 2c 3c"
+
+#: A three-card pyramid (a king on top of a queen and a king) for whole games in a few moves.
+MINI = Rules("mini", FULL_RANKS, 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True)
+
+
+def moves_of(game: Game) -> set[str]:
+    return {str(move) for move in game.legal_moves()}
+
+
+def refused(game: Game, move: str, says: str) -> None:
+    with pytest.raises(IllegalMoveError, match=says):
+        game.apply(parse_move(move))
+
+
+# --------------------------------------------------------------------- the pyramid
+
+
+def test_base_row_pairs_and_kings_are_playable_at_the_start() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK)
+    assert {"7.1", "7.2+7.3", "7.4+7.5", "D"} <= moves_of(game)
+    assert "7.6+7.7" not in moves_of(game)
+
+
+def test_a_covered_card_is_refused_with_the_number_of_cards_on_it() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK)
+    refused(game, "6.1", "6♣ is covered by 2 cards")
+    refused(game.apply(parse_move("7.1")), "6.1", "6♣ is covered by 1 card")
+
+
+def test_a_pair_that_misses_the_sum_says_what_it_makes() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK)
+    refused(game, "7.6+7.7", r"9♦ \+ 10♦ is 19, not 13")
+    refused(game, "7.2", "8♣ counts 8: only a king leaves alone")
+
+
+def test_a_card_freed_by_both_neighbours_becomes_playable() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK, "7.1 7.2+7.3")
+    assert game.is_free(game.geometry.index(5, 0))
+    refused(game, "6.3", "6♥ is covered by 1 card")
+
+
+def test_a_removed_card_and_a_missing_row_are_refused() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK, "7.1")
+    refused(game, "7.1", "already gone")
+    refused(game, "8.1", "the pyramid has 7 rows")
+
+
+def test_illegal_move_leaves_the_game_as_it_was() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK, "7.1")
+    before = (game.removed, game.stock, game.waste, game.counters, game.moves)
+    refused(game, "7.6+7.7", "not 13")
+    assert (game.removed, game.stock, game.waste, game.counters, game.moves) == before
+
+
+# --------------------------------------------------------------------- stock and waste, classic
+
+
+def test_classic_stock_top_is_face_up_and_plays_with_the_pyramid() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, "Qs " + CLASSIC_STOCK.replace("Qs ", ""))
+    assert game.visible()["stock"]["top"] == "Qs"
+    assert "7.5+S" in moves_of(game)
+
+
+def test_classic_stock_top_and_waste_top_pair_with_each_other() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK, "D D S D D")
+    assert (str(game.waste[-1]), str(game.stock[0])) == ("Qs", "As")
+    after = game.apply(parse_move("S+W"))
+    assert after.counters.pairs == 1 and after.score == 20 + 10
+
+
+def test_recycle_turns_the_waste_over_in_the_same_order() -> None:
+    game = Game.start(deal_with(MINI, "Kd 5c 5d"))
+    for _ in range(len(game.stock)):
+        game = game.apply(DRAW)
+    refused(game, "D", "turn the waste over with R")
+    recycled = game.apply(RECYCLE)
+    assert recycled.stock == game.waste and recycled.waste == ()
+    assert recycled.score == game.score - 10 and recycled.recycles_left == 1
+
+
+def test_recycles_stop_after_the_last_pass() -> None:
+    rules = Rules("mini-one-pass", FULL_RANKS, 1, 2, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True)
+    game = Game.start(deal_with(rules, "Kd 5c 5d"))
+    refused(game, "R", "the stock still has 49 cards")
+    for _ in range(len(game.stock)):
+        game = game.apply(DRAW)
+    assert "R" not in moves_of(game)
+
+
+def test_the_game_is_won_the_moment_the_pyramid_is_empty_with_row_points() -> None:
+    game = game_with(MINI, "Kd Qc Kc", "Ah", "2.2 2.1+S")
+    assert game.outcome is Outcome.IN_PROGRESS
+    won = game.apply(parse_move("1.1"))
+    assert won.outcome is Outcome.WON and won.legal_moves() == []
+    assert won.counters == count_moves(won.moves)
+    assert won.score == 10 + 20 + 10 + 10 + 10
+    refused(won, "D", "the game is over: the pyramid is cleared")
+
+
+def test_a_pyramid_that_can_never_change_loses_at_once() -> None:
+    rules = Rules("mini-fives", (5, 6, 7, 13), 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True)
+    game = Game.start(deal_with(rules, "5c 5d 5h"))
+    assert game.outcome is Outcome.LOST
+    assert "can ever be removed" in game.outcome_reason
+    assert game.legal_moves() == []
+
+
+def test_a_game_with_a_partner_still_to_come_goes_on() -> None:
+    rules = Rules("mini-sixes", (5, 6, 7, 13), 1, 2, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True)
+    game = Game.start(deal_with(rules, "5c 6d 6h"))
+    assert game.outcome is Outcome.IN_PROGRESS
+    assert "2.1+S" not in moves_of(game)
+
+
+# --------------------------------------------------------------------- waste-only presets
+
+
+@pytest.mark.parametrize("preset", ["egyptian", "double"])
+def test_waste_only_presets_play_the_drawn_card_from_the_waste(preset: str) -> None:
+    rows = 7 if preset == "egyptian" else 9
+    from games.engine.deal import deal_from_seed
+    from games.engine.rules import get_rules
+
+    game = Game.start(deal_from_seed(get_rules(preset), 3))
+    assert rows == game.rules.rows
+    refused(game, "S", f"in {preset} a drawn card goes to the waste: play it as W")
+    assert game.visible()["stock"]["top"] is None
+    drawn = game.apply(DRAW)
+    assert drawn.waste == game.stock[:1]
+    refused(drawn, "W2+W", "only the top card of the waste")
+
+
+# --------------------------------------------------------------------- forty: face down, drawn card
+
+
+def test_forty_deals_every_row_but_the_base_face_down() -> None:
+    game = Game.start(deal_with("forty", FORTY_PYRAMID, "Jc"))
+    view = game.visible()
+    assert view["face_down"] == 15
+    assert all(cell == {"face_down": True, "free": False} for row in view["rows"][:5] for cell in row)
+    refused(game, "5.1", "the face-down card at 5.1 is covered by 2 cards")
+
+
+def test_forty_card_turns_face_up_when_freed() -> None:
+    game = game_with("forty", FORTY_PYRAMID.replace("7c 7d", "7c 3d").replace("2d", "7d"), "", "6.1+6.2")
+    assert game.visible()["rows"][4][0] == {"card": "4s", "free": True}
+    assert game.visible()["face_down"] == 14
+
+
+def test_forty_drawn_card_plays_then_goes_to_the_waste_on_the_next_draw() -> None:
+    game = Game.start(deal_with("forty", FORTY_PYRAMID, "Jd 3d"))
+    refused(game, "S", r"draw a card first \(D\)")
+    first = game.apply(DRAW)
+    assert first.visible()["drawn"] == "Jd" and first.waste == ()
+    assert "6.5+S" in moves_of(first)  # J counts 8: 8 + 2 = 10
+    second = first.apply(DRAW)
+    assert second.visible()["drawn"] == "3d" and [str(c) for c in second.waste] == ["Jd"]
+    assert {"6.5+W", "6.2+S"} <= moves_of(second)
+
+
+# --------------------------------------------------------------------- forty-house: the three house rules
+
+
+def test_house_put_back_of_the_last_seven_while_three_lie_free() -> None:
+    game = game_with("forty-house", FORTY_PYRAMID, "7s Jc Jd", "D")
+    assert {f"B{n}" for n in range(1, 19)} <= moves_of(game)
+    back = game.apply(parse_move("B2"))
+    assert [str(c) for c in back.stock[:3]] == ["Jc", "Jd", "7s"] and back.waste == ()
+    refused(back, "B1", "only the card just drawn")
+
+
+def test_house_put_back_needs_the_other_three_free() -> None:
+    game = game_with("forty-house", FORTY_PYRAMID.replace("7h", "5d"), "7s", "D")
+    refused(game, "B1", "7♠ may go back only while the other three of its rank lie free")
+
+
+def test_house_return_of_the_first_three_cards_when_no_pair_was_made() -> None:
+    game = game_with("forty-house", FORTY_PYRAMID, "Jc Jd Jh", "D D D")
+    assert "T" in moves_of(game)
+    back = game.apply(parse_move("T"))
+    assert [str(c) for c in back.stock[-3:]] == ["Jc", "Jd", "Jh"] and back.waste == ()
+    assert "T" not in moves_of(back.apply(DRAW).apply(DRAW).apply(DRAW))
+    paired = game_with("forty-house", FORTY_PYRAMID, "Jc Jd Jh", "D 6.5+W D D D")
+    refused(paired, "T", "before any pair is made")
+
+
+def test_house_pairs_two_waste_cards_with_at_most_two_between() -> None:
+    game = game_with("forty-house", FORTY_PYRAMID, "3d Qd 5d 7s", "D D D D")
+    assert "W+W4" in moves_of(game)
+    after = game.apply(parse_move("W+W4"))
+    assert [str(c) for c in after.waste] == ["Qd", "5d"] and after.score == 20
+    refused(game, "W3+6.5", "W3 pairs only with another waste card")
+    refused(game, "W2+W3", r"5♦ \+ Q♦ is 14, not 10")
+
+
+def test_house_rules_are_refused_in_other_presets() -> None:
+    game = game_with("forty-open", FORTY_PYRAMID, "7s", "D")
+    refused(game, "B1", "forty-open has no put-back rule")
+    refused(game, "T", "no rule for returning")
+    refused(game, "W+W2", "only the top card of the waste")
+
+
+# --------------------------------------------------------------------- what the player sees
+
+
+def test_visible_shows_stock_and_face_down_cards_only_as_counts() -> None:
+    game = game_with("forty", FORTY_PYRAMID, "Jd 3d", "D")
+    view = game.visible()
+    assert view["stock"] == {"count": 18, "top": None}
+    text = repr(view)
+    hidden = set(FORTY_PYRAMID.split()[:15]) | {str(card) for card in game.stock}
+    assert not any(f"'{card}'" in text for card in hidden)
+
+
+def test_replay_rebuilds_the_same_game_and_names_the_first_bad_move() -> None:
+    game = game_with("classic", CLASSIC_PYRAMID, CLASSIC_STOCK, "7.1 D D S 7.2+7.3")
+    assert Game.replay(game.deal, game.moves) == game
+    with pytest.raises(IllegalMoveError, match=r"move 2 \(7.6\+7.7\)"):
+        Game.replay(game.deal, parse_moves("7.1 7.6+7.7"))
