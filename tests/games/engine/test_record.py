@@ -36,3 +36,12 @@ def test_record_allows_comments_blank_lines_and_no_moves() -> None:
 def test_bad_records_are_refused_with_the_line(text: str, says: str) -> None:
     with pytest.raises(NotationError, match=says):
         parse_record(text)
+
+
+def test_the_record_example_in_the_formats_doc_replays() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "formats.md").read_text()
+    block = doc.split("## Game records", 1)[1].split("```", 2)[1]
+    game = parse_record(block).replay()
+    assert len(game.moves) == 3 and game.score == 40
