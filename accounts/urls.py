@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import apis
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("csrf/", apis.CsrfApi.as_view(), name="csrf"),
+    path("signup/", apis.SignUpApi.as_view(), name="signup"),
+    path("signin/", apis.SignInApi.as_view(), name="signin"),
+    path("signout/", apis.SignOutApi.as_view(), name="signout"),
+    path("password/", apis.PasswordChangeApi.as_view(), name="password"),
+]

@@ -1,0 +1,114 @@
+"""Daily challenges, games and their move logs: persistence only (the rules live in games.engine)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.db import models
+
+from games.engine import PRESETS, Deal, deal_from_seed, get_rules
+
+PRESET_CHOICES = [(name, name) for name in PRESETS]
+#: Postgres' bigint is signed: seeds are drawn below this (the engine accepts up to 2**64).
+SEED_BOUND = 2**63
+COMMITMENT_DOMAIN = "piramide-seed-v1"
+
+
+def seed_commitment(preset: str, seed: int) -> str:
+    """SHA-256 of the seed, published when the challenge is scheduled and checkable once it is revealed."""
+    return hashlib.sha256(f"{COMMITMENT_DOMAIN}:{preset}:{seed}".encode("ascii")).hexdigest()
+
+
+class DailyChallenge(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        UNKNOWN = "unknown"
+
+    class Verdict(models.TextChoices):
+        WINNABLE = "winnable"
+        UNWINNABLE = "unwinnable"
+        UNKNOWN = "unknown"
+
+    date = models.DateField(help_text="The challenge day, in the configured time zone.")
+    preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
+    #: Secret until the day is over; never derived from the date.
+    seed = models.PositiveBigIntegerField()
+    seed_commitment = models.CharField(max_length=64)
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True)
+    line_length = models.PositiveIntegerField(null=True, blank=True, help_text="Moves in the solver's winning line.")
+    par = models.IntegerField(null=True, blank=True, help_text="Best score the solver found.")
+    par_exact = models.BooleanField(default=False)
+    solver_states = models.PositiveBigIntegerField(null=True, blank=True)
+    verify_seconds = models.FloatField(null=True, blank=True)
+    verify_error = models.TextField(blank=True)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-date", "preset"]
+        constraints = [models.UniqueConstraint(fields=["date", "preset"], name="one_challenge_per_date_and_preset")]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.preset}"
+
+    @property
+    def deal(self) -> Deal:
+        return deal_from_seed(get_rules(self.preset), self.seed)
+
+
+class Game(models.Model):
+    class Outcome(models.TextChoices):
+        IN_PROGRESS = "in_progress"
+        WON = "won"
+        LOST = "lost"
+        RESIGNED = "resigned"
+
+    challenge = models.ForeignKey(DailyChallenge, on_delete=models.PROTECT, related_name="games")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games")
+    ranked = models.BooleanField()
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.IN_PROGRESS)
+    #: How many moves the log holds; the number a client must send back with its next move.
+    move_count = models.PositiveIntegerField(default=0)
+    #: Computed from the move log when the game ends; never sent by a client.
+    score = models.IntegerField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["challenge", "player"], condition=models.Q(ranked=True), name="one_ranked_game_per_player"
+            )
+        ]
+        indexes = [models.Index(fields=["player", "challenge"])]
+
+    def __str__(self) -> str:
+        kind = "ranked" if self.ranked else "practice"
+        return f"{self.player} · {self.challenge} · {kind} #{self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.outcome != self.Outcome.IN_PROGRESS
+
+
+class Move(models.Model):
+    """One accepted move, in the engine's notation; (game, number) is unique, so none is stored twice."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    number = models.PositiveIntegerField(help_text="1-based position in the game's move log.")
+    notation = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="one_move_per_number")]
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.notation}"

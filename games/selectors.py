@@ -1,0 +1,131 @@
+"""Reads on challenges and games: what day it is, what a player may see, hints and reviews."""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.engine import Move as EngineMove
+from games.engine import parse_move
+from piramide_site.errors import GameFinished, NotAllowed, NotFound, NotYours
+
+from .models import DailyChallenge, Game
+
+
+def challenge_time_zone() -> zoneinfo.ZoneInfo:
+    return zoneinfo.ZoneInfo(settings.PIRAMIDE_TIME_ZONE)
+
+
+def local_today(*, now: dt.datetime | None = None) -> dt.date:
+    """Today's date in the configured zone: the same challenge day for every player on Earth."""
+    return (now or timezone.now()).astimezone(challenge_time_zone()).date()
+
+
+def challenge_day_end(challenge: DailyChallenge) -> dt.datetime:
+    """The instant the challenge's day ends (aware; DST-correct)."""
+    next_day = challenge.date + dt.timedelta(days=1)
+    return dt.datetime.combine(next_day, dt.time.min, tzinfo=challenge_time_zone())
+
+
+def challenge_is_open(challenge: DailyChallenge, *, today: dt.date | None = None) -> bool:
+    return challenge.date <= (today or local_today())
+
+
+def challenge_is_over(challenge: DailyChallenge, *, today: dt.date | None = None) -> bool:
+    """True once the day is over everywhere that counts: then its seed and deal are public."""
+    return challenge.date < (today or local_today())
+
+
+def challenges_for_day(*, date: dt.date) -> list[DailyChallenge]:
+    order = {preset: i for i, preset in enumerate(settings.PIRAMIDE_DAILY_PRESETS)}
+    challenges = list(DailyChallenge.objects.filter(date=date))
+    challenges.sort(key=lambda c: (order.get(c.preset, len(order)), c.preset))
+    return challenges
+
+
+def challenge_get(*, challenge_id: int) -> DailyChallenge:
+    challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
+    if challenge is None:
+        raise NotFound(f"there is no challenge {challenge_id}")
+    return challenge
+
+
+def game_get_for_player(*, game_id: int, player: Any) -> Game:
+    game = Game.objects.select_related("challenge").filter(pk=game_id).first()
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    if game.player_id != player.pk:
+        raise NotYours("this game belongs to another player")
+    return game
+
+
+def game_moves(game: Game) -> list[EngineMove]:
+    return [parse_move(text) for text in game.moves.order_by("number").values_list("notation", flat=True)]
+
+
+def game_engine_state(game: Game) -> EngineGame:
+    """The position rebuilt from the deal and the stored move log."""
+    return EngineGame.replay(game.challenge.deal, game_moves(game))
+
+
+def game_view(game: Game, state: EngineGame | None = None) -> dict[str, Any]:
+    """Everything a client may know of a game: its record and the engine's ``visible()`` view."""
+    state = state or game_engine_state(game)
+    visible = state.visible()
+    if game.is_finished:
+        visible["legal_moves"] = []
+    return {
+        "id": game.pk,
+        "challenge": game.challenge_id,
+        "ranked": game.ranked,
+        "outcome": game.outcome,
+        "moves": game.move_count,
+        "score": game.score if game.score is not None else state.score,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "state": visible,
+    }
+
+
+@dataclass(frozen=True)
+class HintResult:
+    verdict: str
+    move: str | None
+
+
+def game_hint(*, game: Game) -> HintResult:
+    """A solver hint for a practice game: the next move of a winning line, if one is found in time."""
+    from games.engine.solver import hint
+
+    if game.ranked:
+        raise NotAllowed("ranked games have no hints: start a practice game for that")
+    if game.is_finished:
+        raise GameFinished("the game is over")
+    result = hint(game_engine_state(game), time_limit=settings.PIRAMIDE_HINT_TIME_LIMIT)
+    return HintResult(result.verdict.value, str(result.move) if result.move is not None else None)
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    start_verdict: str
+    point_of_no_return: int | None
+    line: list[str]
+    seconds: float
+
+
+def game_review(*, game: Game) -> ReviewResult:
+    """Where a finished game was lost: the move after which the deal could no longer be won."""
+    from games.engine.solver import review
+
+    if not game.is_finished:
+        raise NotAllowed("a review is for a finished game: finish or resign it first")
+    result = review(game.challenge.deal, game_moves(game), time_limit=settings.PIRAMIDE_REVIEW_TIME_LIMIT)
+    return ReviewResult(
+        result.start_verdict.value, result.point_of_no_return, [str(move) for move in result.line], result.seconds
+    )

@@ -1,0 +1,345 @@
+"""Every write on challenges and games.  Each service says which row it locks.
+
+The solver runs outside any transaction (it may take seconds); its results are written in a
+short transaction that checks the challenge still has the seed that was solved.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.engine import IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
+from games.engine.rules import UnknownPresetError
+from leaderboard.services import score_record
+from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
+
+from .models import SEED_BOUND, DailyChallenge, Game, Move, seed_commitment
+from .selectors import game_engine_state, game_moves, local_today
+
+log = logging.getLogger(__name__)
+
+# ----------------------------------------------------------------- verification
+
+
+def draw_seed() -> int:
+    """A fresh secret seed: from the OS's randomness, never from the date."""
+    return secrets.randbelow(SEED_BOUND)
+
+
+def _verify_deal(preset: str, seed: int) -> dict[str, Any]:
+    """Solve a deal and, if winnable, find its par: the fields a verification writes."""
+    from games.engine.solver import Verdict, solve, solve_par
+
+    limit = settings.PIRAMIDE_SOLVE_TIME_LIMIT
+    started = time.monotonic()
+    game = EngineGame.start(deal_from_seed(get_rules(preset), seed))
+    solution = solve(game, time_limit=limit)
+    fields: dict[str, Any] = {
+        "verdict": solution.verdict.value,
+        "line_length": None,
+        "par": None,
+        "par_exact": False,
+        "solver_states": solution.states,
+    }
+    if solution.verdict is Verdict.WINNABLE:
+        fields["line_length"] = len(solution.line)
+        par = solve_par(game, time_limit=limit)
+        fields.update(par=par.score, par_exact=par.exact, solver_states=solution.states + par.states)
+    decided = solution.verdict in (Verdict.WINNABLE, Verdict.UNWINNABLE)
+    fields.update(
+        status=DailyChallenge.Status.DONE if decided else DailyChallenge.Status.UNKNOWN,
+        verify_seconds=round(time.monotonic() - started, 3),
+        verify_error="",
+        verified_at=timezone.now(),
+    )
+    return fields
+
+
+def _find_winnable(preset: str) -> tuple[int, dict[str, Any]] | None:
+    for _ in range(settings.PIRAMIDE_WINNABLE_ATTEMPTS):
+        seed = draw_seed()
+        fields = _verify_deal(preset, seed)
+        if fields["verdict"] == DailyChallenge.Verdict.WINNABLE:
+            return seed, fields
+    return None
+
+
+def _enqueue_verification(challenge_id: int) -> None:
+    from .tasks import challenge_verify_task
+
+    transaction.on_commit(lambda: challenge_verify_task.delay(challenge_id))
+
+
+def challenge_schedule(*, date: dt.date, preset: str, seed: int | None = None) -> DailyChallenge:
+    """Schedule a challenge (seed drawn unless given) and enqueue its verification after commit.
+
+    Locks nothing: the unique constraint on (date, preset) refuses a second one.
+    """
+    try:
+        get_rules(preset)
+    except UnknownPresetError as error:
+        raise BadRequest(str(error)) from None
+    if seed is None:
+        seed = draw_seed()
+    if not 0 <= seed < SEED_BOUND:
+        raise BadRequest(f"a seed is a whole number from 0 to {SEED_BOUND - 1}")
+    try:
+        with transaction.atomic():
+            challenge = DailyChallenge.objects.create(
+                date=date, preset=preset, seed=seed, seed_commitment=seed_commitment(preset, seed)
+            )
+            _enqueue_verification(challenge.pk)
+    except IntegrityError:
+        raise Conflict(f"a {preset} challenge is already scheduled for {date}") from None
+    return challenge
+
+
+def challenge_verification_request(*, challenge_id: int) -> DailyChallenge:
+    """Mark a challenge pending and enqueue its verification after commit; locks the challenge."""
+    with transaction.atomic():
+        challenge = DailyChallenge.objects.select_for_update().filter(pk=challenge_id).first()
+        if challenge is None:
+            raise NotFound(f"there is no challenge {challenge_id}")
+        challenge.status = DailyChallenge.Status.PENDING
+        challenge.save(update_fields=["status"])
+        _enqueue_verification(challenge.pk)
+    return challenge
+
+
+def challenge_verify(*, challenge_id: int) -> DailyChallenge | None:
+    """Run the solver on a challenge and store verdict, line length, par, status and time.
+
+    Safe to run twice, or again after a worker died midway: it marks the challenge running
+    (locking it briefly), solves with no lock held, then locks it again and writes the result
+    only if the seed is still the one it solved.
+    """
+    with transaction.atomic():
+        challenge = DailyChallenge.objects.select_for_update().filter(pk=challenge_id).first()
+        if challenge is None:
+            log.warning("challenge %s is gone; nothing to verify", challenge_id)
+            return None
+        challenge.status = DailyChallenge.Status.RUNNING
+        challenge.save(update_fields=["status"])
+        preset, seed = challenge.preset, challenge.seed
+    try:
+        fields = _verify_deal(preset, seed)
+    except Exception as error:  # the solver's failure is the verification's result
+        log.exception("verification of challenge %s failed", challenge_id)
+        fields = {"status": DailyChallenge.Status.FAILED, "verify_error": f"{type(error).__name__}: {error}"[:2000]}
+    with transaction.atomic():
+        challenge = DailyChallenge.objects.select_for_update().get(pk=challenge_id)
+        if challenge.seed != seed:
+            return challenge  # replaced meanwhile: that replacement brought its own results
+        for name, value in fields.items():
+            setattr(challenge, name, value)
+        challenge.save()
+    return challenge
+
+
+def challenge_replace_with_winnable(*, challenge_id: int) -> DailyChallenge:
+    """Give a challenge a new seed the solver proves winnable; refused once anyone has played it.
+
+    Draws and solves seeds with no lock held, then locks the challenge to swap the seed in.
+    """
+    challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
+    if challenge is None:
+        raise NotFound(f"there is no challenge {challenge_id}")
+    if challenge.games.exists():
+        raise Conflict(f"{challenge} has games already: its deal can no longer change")
+    found = _find_winnable(challenge.preset)
+    with transaction.atomic():
+        challenge = DailyChallenge.objects.select_for_update().get(pk=challenge_id)
+        if found is None:
+            challenge.status = DailyChallenge.Status.FAILED
+            challenge.verify_error = f"no winnable deal in {settings.PIRAMIDE_WINNABLE_ATTEMPTS} seeds"
+            challenge.save(update_fields=["status", "verify_error"])
+            return challenge
+        if challenge.games.exists():
+            raise Conflict(f"{challenge} has games already: its deal can no longer change")
+        seed, fields = found
+        challenge.seed = seed
+        challenge.seed_commitment = seed_commitment(challenge.preset, seed)
+        for name, value in fields.items():
+            setattr(challenge, name, value)
+        challenge.save()
+    return challenge
+
+
+def challenges_fill(
+    *, today: dt.date | None = None, days: int | None = None, presets: list[str] | None = None
+) -> list[DailyChallenge]:
+    """Make sure every configured preset has a winnable challenge for each of the next ``days`` days.
+
+    Idempotent and safe to run in two workers at once: get_or_create on the unique (date,
+    preset) means a challenge is created once, and a losing racer keeps the winner's row.
+    """
+    today = today or local_today()
+    days = settings.PIRAMIDE_FILL_DAYS if days is None else days
+    presets = list(settings.PIRAMIDE_DAILY_PRESETS if presets is None else presets)
+    created: list[DailyChallenge] = []
+    for offset in range(days):
+        date = today + dt.timedelta(days=offset)
+        for preset in presets:
+            if DailyChallenge.objects.filter(date=date, preset=preset).exists():
+                continue
+            found = _find_winnable(preset)
+            if found is None:
+                log.error("no winnable %s deal found for %s", preset, date)
+                continue
+            seed, fields = found
+            challenge, was_created = DailyChallenge.objects.get_or_create(
+                date=date,
+                preset=preset,
+                defaults={"seed": seed, "seed_commitment": seed_commitment(preset, seed), **fields},
+            )
+            if was_created:
+                created.append(challenge)
+    return created
+
+
+# ----------------------------------------------------------------- play
+
+
+@dataclass(frozen=True)
+class Play:
+    """A game row and its engine state after a service call: what the API answers with."""
+
+    game: Game
+    state: EngineGame
+
+
+def game_ranked_start(*, challenge_id: int, player: Any) -> tuple[Play, bool]:
+    """Start the player's one ranked game on a challenge, or resume it; True when it is new.
+
+    Locks nothing: the partial unique constraint (challenge, player, ranked) lets only one in,
+    and get_or_create returns the winner's game to a racing second start.
+    """
+    challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
+    if challenge is None:
+        raise NotFound(f"there is no challenge {challenge_id}")
+    existing = Game.objects.filter(challenge=challenge, player=player, ranked=True).first()
+    if existing is not None:
+        return Play(existing, game_engine_state(existing)), False
+    today = local_today()
+    if challenge.date > today:
+        raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is not open yet")
+    if challenge.date < today:
+        raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is over: start a practice game")
+    game, created = Game.objects.get_or_create(challenge=challenge, player=player, ranked=True)
+    return Play(game, game_engine_state(game)), created
+
+
+def game_practice_start(*, challenge_id: int, player: Any) -> Play:
+    """Start an unranked game of a challenge's deal: once the day is over, or the ranked game is.
+
+    Locks nothing; practice games are unlimited.
+    """
+    challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
+    if challenge is None:
+        raise NotFound(f"there is no challenge {challenge_id}")
+    today = local_today()
+    if challenge.date > today:
+        raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is not open yet")
+    if challenge.date == today:
+        ranked = Game.objects.filter(challenge=challenge, player=player, ranked=True).first()
+        if ranked is None or not ranked.is_finished:
+            raise NotAllowed("finish today's ranked game first: practice (with hints) opens after it")
+    game = Game.objects.create(challenge=challenge, player=player, ranked=False)
+    return Play(game, game_engine_state(game))
+
+
+def _locked_game(game_id: int, player: Any) -> Game:
+    game = Game.objects.select_for_update().select_related("challenge").filter(pk=game_id).first()
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    if game.player_id != player.pk:
+        raise NotYours("this game belongs to another player")
+    if game.is_finished:
+        raise GameFinished(f"the game is over ({game.outcome}): no more moves")
+    today = local_today()
+    if game.challenge.date > today:
+        raise NotAllowed("this challenge is not open yet")
+    if game.ranked and game.challenge.date < today:
+        raise NotAllowed("the challenge day is over: its ranked games are closed")
+    return game
+
+
+def _check_seen(game: Game, seen: int) -> None:
+    if seen != game.move_count:
+        raise StaleMove(
+            f"the game has {game.move_count} moves and you have seen {seen}: reload the game and try again",
+            moves=game.move_count,
+        )
+
+
+def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
+    game.outcome = outcome
+    game.finished_at = timezone.now()
+    game.score = score_moves(moves)
+    game.save(update_fields=["outcome", "finished_at", "score", "move_count"])
+    if game.ranked:
+        score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
+
+
+def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
+    """Apply one move, sent with the number of moves the client has seen; locks the game row.
+
+    A stale or repeated move (``seen`` not the log's length) changes nothing; an illegal one
+    neither.  When the move ends the game, the score is computed from the log and, for a ranked
+    game, recorded on the leaderboard in the same transaction.
+    """
+    try:
+        parsed = parse_move(move.strip())
+    except NotationError as error:
+        raise IllegalMove(str(error)) from None
+    with transaction.atomic():
+        game = _locked_game(game_id, player)
+        _check_seen(game, seen)
+        state = game_engine_state(game)
+        try:
+            state = state.apply(parsed)
+        except IllegalMoveError as error:
+            raise IllegalMove(str(error)) from None
+        game.move_count += 1
+        Move.objects.create(game=game, number=game.move_count, notation=str(state.moves[-1]))
+        if state.outcome is Outcome.IN_PROGRESS:
+            game.save(update_fields=["move_count"])
+        else:
+            outcome = Game.Outcome.WON if state.outcome is Outcome.WON else Game.Outcome.LOST
+            _finish(game, outcome, list(state.moves))
+    return Play(game, state)
+
+
+def game_resign(*, game_id: int, player: Any) -> Play:
+    """End a game now; its score is what the move log earned.  Locks the game row."""
+    with transaction.atomic():
+        game = _locked_game(game_id, player)
+        state = game_engine_state(game)
+        _finish(game, Game.Outcome.RESIGNED, list(state.moves))
+    return Play(game, state)
+
+
+def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
+    """Take back the last move of a practice game; ranked games have no undo.  Locks the game row."""
+    with transaction.atomic():
+        game = _locked_game(game_id, player)
+        if game.ranked:
+            raise NotAllowed("ranked games have no undo")
+        _check_seen(game, seen)
+        if game.move_count == 0:
+            raise BadRequest("there is no move to take back")
+        Move.objects.filter(game=game, number=game.move_count).delete()
+        game.move_count -= 1
+        game.save(update_fields=["move_count"])
+        state = EngineGame.replay(game.challenge.deal, game_moves(game))
+    return Play(game, state)

@@ -1,0 +1,23 @@
+"""Thin Celery tasks: ids in, one service call.  Each is safe to run twice (see the services)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import services
+
+
+@shared_task
+def challenge_verify_task(challenge_id: int) -> str | None:
+    challenge = services.challenge_verify(challenge_id=challenge_id)
+    return challenge.status if challenge else None
+
+
+@shared_task
+def challenge_replace_task(challenge_id: int) -> str:
+    return services.challenge_replace_with_winnable(challenge_id=challenge_id).status
+
+
+@shared_task
+def challenges_fill_task() -> list[int]:
+    return [challenge.pk for challenge in services.challenges_fill()]

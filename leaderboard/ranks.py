@@ -1,0 +1,220 @@
+"""Rank stores: where a leaderboard's order is kept for fast lookups.
+
+``RedisRanks`` keeps one sorted set per board, updated after each score commits; Postgres stays
+the source of truth, and a board whose sorted set is missing (a flush, a new Redis) is rebuilt
+from it on first use.  ``DatabaseRanks`` answers the same questions with SQL, for the embedded
+default that runs without Redis.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import time
+from typing import Any, Protocol
+
+import redis
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from .boards import Board, Entry, entry_of
+
+#: Moves of an entry fit below this; points are multiplied by it (all within a double's 53 bits).
+MOVES_SPAN = 2**22
+#: Scores committed this close to a rebuild's start are applied again after it (see rebuild).
+CATCH_UP_SECONDS = 120
+
+
+class RankStore(Protocol):
+    def rank_of(self, board: Board, player_id: int) -> tuple[int, Entry] | None: ...
+
+    def page(self, board: Board, offset: int, limit: int) -> list[Entry]: ...
+
+    def count(self, board: Board) -> int: ...
+
+    def entries_changed(self, board: Board, player_ids: list[int]) -> None: ...
+
+    def rebuild(self, board: Board) -> int: ...
+
+
+class DatabaseRanks:
+    """Ranks by SQL: exact and simple; a rank costs a count over the board."""
+
+    def rank_of(self, board: Board, player_id: int) -> tuple[int, Entry] | None:
+        found = board.entries([player_id])
+        if not found:
+            return None
+        entry = found[0]
+        if board.is_sum:
+            p, m, f = "total_points", "total_moves", "last"
+        else:
+            p, m, f = "points", "moves", "finished_at"
+        better = (
+            Q(**{f"{p}__gt": entry.points})
+            | Q(**{p: entry.points, f"{m}__lt": entry.moves})
+            | Q(**{p: entry.points, m: entry.moves, f"{f}__lt": entry.finished_at})
+            | Q(**{p: entry.points, m: entry.moves, f: entry.finished_at, "player_id__lt": player_id})
+        )
+        return board.rows().filter(better).count() + 1, entry
+
+    def page(self, board: Board, offset: int, limit: int) -> list[Entry]:
+        return [entry_of(row) for row in board.rows()[offset : offset + limit]]
+
+    def count(self, board: Board) -> int:
+        return board.rows().count()
+
+    def entries_changed(self, board: Board, player_ids: list[int]) -> None:
+        pass
+
+    def rebuild(self, board: Board) -> int:
+        return self.count(board)
+
+
+# KEYS: zset, member hash, version hash.  ARGV: player, member, score, version.
+_SET_ENTRY = """
+local current = redis.call('HGET', KEYS[3], ARGV[1])
+if current and tonumber(current) > tonumber(ARGV[4]) then return 0 end
+local old = redis.call('HGET', KEYS[2], ARGV[1])
+if old then redis.call('ZREM', KEYS[1], old) end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+return 1
+"""
+
+
+def _member(entry: Entry) -> str:
+    # Equal sorted-set scores order by member, byte by byte: the finish time first, then the player.
+    micros = int(entry.finished_at.timestamp() * 1_000_000)
+    return f"{micros:017d}:{entry.player_id:012d}"
+
+
+def _score(entry: Entry) -> int:
+    return -entry.points * MOVES_SPAN + entry.moves
+
+
+def _entry(member: str, score: float) -> Entry:
+    micros, player = member.split(":")
+    value = int(score)
+    moves = value % MOVES_SPAN
+    points = -(value - moves) // MOVES_SPAN
+    finished = dt.datetime.fromtimestamp(int(micros) / 1_000_000, tz=dt.timezone.utc)
+    return Entry(int(player), points, moves, finished)
+
+
+@functools.cache
+def redis_client(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, decode_responses=True)
+
+
+class RedisRanks:
+    """One sorted set per board: score = -points·2²² + moves, member = finish time then player."""
+
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self.client = client
+        self.prefix = prefix
+        self._set_entry = client.register_script(_SET_ENTRY)
+
+    def _keys(self, board: Board, suffix: str = "") -> list[str]:
+        base = f"{self.prefix}:{board.key}{suffix}"
+        return [f"{base}:z", f"{base}:members", f"{base}:versions"]
+
+    def _built_key(self, board: Board) -> str:
+        return f"{self.prefix}:{board.key}:built"
+
+    def _ensure(self, board: Board) -> None:
+        if not self.client.exists(self._built_key(board)):
+            self.rebuild(board)
+
+    def rank_of(self, board: Board, player_id: int) -> tuple[int, Entry] | None:
+        self._ensure(board)
+        zset, members, _ = self._keys(board)
+        member = self.client.hget(members, str(player_id))
+        if member is None:
+            return None
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zrank(zset, member)
+        pipe.zscore(zset, member)
+        rank, score = pipe.execute()
+        if rank is None:
+            return None
+        return rank + 1, _entry(member, score)
+
+    def page(self, board: Board, offset: int, limit: int) -> list[Entry]:
+        self._ensure(board)
+        zset = self._keys(board)[0]
+        rows = self.client.zrange(zset, offset, offset + limit - 1, withscores=True)
+        return [_entry(member, score) for member, score in rows]
+
+    def count(self, board: Board) -> int:
+        self._ensure(board)
+        return int(self.client.zcard(self._keys(board)[0]))
+
+    def entries_changed(self, board: Board, player_ids: list[int]) -> None:
+        """Copy these players' entries from Postgres; a board not built yet is left to its rebuild."""
+        if not self.client.exists(self._built_key(board)):
+            return
+        self._write(board, board.entries(player_ids))
+
+    def _write(self, board: Board, entries: list[Entry]) -> None:
+        keys = self._keys(board)
+        pipe = self.client.pipeline(transaction=False)
+        for entry in entries:
+            self._set_entry(keys=keys, args=[entry.player_id, _member(entry), _score(entry), entry.version], client=pipe)
+        pipe.execute()
+
+    def rebuild(self, board: Board, *, batch: int = 5000) -> int:
+        """Rebuild a board from Postgres into fresh keys, swap them in, then catch up.
+
+        A score that commits while the board is being read finds no built board and leaves it to
+        us, so every score finished since shortly before the read began is applied again at the
+        end (versions make that harmless).
+        """
+        started = timezone.now()
+        tmp = self._keys(board, f":rebuild:{time.time_ns()}")
+        count = 0
+        entries: list[Entry] = []
+
+        def flush() -> None:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zadd(tmp[0], {_member(e): _score(e) for e in entries})
+            pipe.hset(tmp[1], mapping={str(e.player_id): _member(e) for e in entries})
+            pipe.hset(tmp[2], mapping={str(e.player_id): e.version for e in entries})
+            pipe.execute()
+            entries.clear()
+
+        for row in board.rows().iterator(chunk_size=batch):
+            entries.append(entry_of(row))
+            count += 1
+            if len(entries) >= batch:
+                flush()
+        if entries:
+            flush()
+        live = self._keys(board)
+        pipe = self.client.pipeline(transaction=True)
+        for source, target in zip(tmp, live):
+            if count:
+                pipe.rename(source, target)
+            else:
+                pipe.delete(target)
+        pipe.set(self._built_key(board), started.isoformat())
+        pipe.execute()
+        recent = board.scores().filter(finished_at__gte=started - dt.timedelta(seconds=CATCH_UP_SECONDS))
+        late = list(recent.values_list("player_id", flat=True).distinct())
+        if late:
+            self._write(board, board.entries(late))
+        return count
+
+    def forget(self, board: Board) -> None:
+        self.client.delete(*self._keys(board), self._built_key(board))
+
+
+def rank_store() -> RankStore:
+    if settings.LEADERBOARD_BACKEND == "redis":
+        return RedisRanks(redis_client(settings.REDIS_URL), settings.LEADERBOARD_KEY_PREFIX)
+    return DatabaseRanks()
+
+
+def describe(entry: Entry) -> dict[str, Any]:
+    return {"player_id": entry.player_id, "points": entry.points, "moves": entry.moves, "finished_at": entry.finished_at}

@@ -1,0 +1,101 @@
+"""Reads on leaderboards: pages, a player's rank and neighbours, streaks and history."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from games.selectors import local_today
+
+from .boards import Board, Entry
+from .models import Score
+from .ranks import rank_store
+
+
+def _rows(entries: list[Entry], first_rank: int) -> list[dict[str, Any]]:
+    names = dict(
+        get_user_model().objects.filter(pk__in=[e.player_id for e in entries]).values_list("pk", "display_name")
+    )
+    return [
+        {
+            "rank": first_rank + i,
+            "player_id": e.player_id,
+            "display_name": names.get(e.player_id, "?"),
+            "points": e.points,
+            "moves": e.moves,
+            "finished_at": e.finished_at,
+        }
+        for i, e in enumerate(entries)
+    ]
+
+
+def leaderboard_page(*, board: Board, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+    store = rank_store()
+    return {"board": board.key, "total": store.count(board), "entries": _rows(store.page(board, offset, limit), offset + 1)}
+
+
+def leaderboard_around(*, board: Board, player_id: int, radius: int = 5) -> dict[str, Any]:
+    """A player's own rank and the ``radius`` entries either side of it (empty if unranked)."""
+    store = rank_store()
+    found = store.rank_of(board, player_id)
+    if found is None:
+        return {"board": board.key, "rank": None, "entries": []}
+    rank = found[0]
+    offset = max(0, rank - 1 - radius)
+    entries = store.page(board, offset, rank - offset + radius)
+    return {"board": board.key, "rank": rank, "entries": _rows(entries, offset + 1)}
+
+
+@dataclass(frozen=True)
+class Streaks:
+    played_current: int
+    played_best: int
+    won_current: int
+    won_best: int
+
+
+def _runs(days: set[dt.date], today: dt.date) -> tuple[int, int]:
+    """(current, best) runs of consecutive days; the current run may end today or yesterday."""
+    best = run = 0
+    previous: dt.date | None = None
+    for day in sorted(days):
+        run = run + 1 if previous is not None and day - previous == dt.timedelta(days=1) else 1
+        best = max(best, run)
+        previous = day
+    current = 0
+    day = today if today in days else today - dt.timedelta(days=1)
+    while day in days:
+        current += 1
+        day -= dt.timedelta(days=1)
+    return current, best
+
+
+def player_streaks(*, player_id: int, today: dt.date | None = None) -> Streaks:
+    """Consecutive challenge days with a finished ranked game (played) and with a win, in the
+    configured time zone: a challenge's date is already its day there."""
+    today = today or local_today()
+    rows = Score.objects.filter(player_id=player_id, date__lte=today).values_list("date", "won")
+    played = {date for date, _ in rows}
+    won = {date for date, did_win in rows if did_win}
+    played_current, played_best = _runs(played, today)
+    won_current, won_best = _runs(won, today)
+    return Streaks(played_current, played_best, won_current, won_best)
+
+
+def player_history(*, player_id: int, limit: int = 30) -> list[dict[str, Any]]:
+    scores = Score.objects.filter(player_id=player_id).order_by("-date", "preset")[:limit]
+    return [
+        {
+            "challenge": s.challenge_id,
+            "date": s.date,
+            "preset": s.preset,
+            "points": s.points,
+            "moves": s.moves,
+            "won": s.won,
+            "game": s.game_id,
+        }
+        for s in scores
+    ]

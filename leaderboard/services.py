@@ -1,0 +1,54 @@
+"""Writes on leaderboards: record a finished ranked game's score, rebuild a board's ranks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+
+from games.engine import score_moves
+
+from .boards import Board, boards_of
+from .models import Score
+from .ranks import rank_store
+
+if TYPE_CHECKING:
+    from games.engine import Move
+    from games.models import Game
+
+
+def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
+    """Store the score of a finished ranked game, recomputed from its move log alone.
+
+    Runs inside the caller's transaction, which holds the game row (select_for_update); the
+    unique constraint on (player, challenge) refuses a second score whatever happens.  The rank
+    store is updated only after the commit.
+    """
+    challenge = game.challenge
+    score = Score.objects.create(
+        player_id=game.player_id,
+        challenge=challenge,
+        game=game,
+        date=challenge.date,
+        preset=challenge.preset,
+        points=score_moves(moves),
+        moves=len(moves),
+        won=won,
+        finished_at=game.finished_at,
+    )
+    boards = boards_of(score)
+    player_id = score.player_id
+    transaction.on_commit(lambda: leaderboard_entries_refresh(boards=boards, player_ids=[player_id]))
+    return score
+
+
+def leaderboard_entries_refresh(*, boards: list[Board], player_ids: list[int]) -> None:
+    """Copy players' entries from Postgres into the rank store; reads only, no lock needed."""
+    store = rank_store()
+    for board in boards:
+        store.entries_changed(board, player_ids)
+
+
+def leaderboard_rebuild(*, board: Board) -> int:
+    """Rebuild one board's ranks from Postgres (after a Redis flush, or on demand)."""
+    return rank_store().rebuild(board)

@@ -1,0 +1,96 @@
+"""One error shape for the whole API: ``{"error": code, "message": text a person can read, ...}``.
+
+Services raise ``ServiceError`` subclasses, which know their HTTP status; DRF's own errors
+(validation, authentication, throttling, 404) are reshaped here too, so no client ever has to
+guess how an error looks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ServiceError(Exception):
+    """A refusal from a service: the message is for the player, the code for the client."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    code = "invalid"
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+
+class BadRequest(ServiceError):
+    status_code, code = status.HTTP_400_BAD_REQUEST, "invalid"
+
+
+class IllegalMove(ServiceError):
+    status_code, code = status.HTTP_400_BAD_REQUEST, "illegal_move"
+
+
+class NotYours(ServiceError):
+    status_code, code = status.HTTP_403_FORBIDDEN, "not_yours"
+
+
+class NotAllowed(ServiceError):
+    status_code, code = status.HTTP_403_FORBIDDEN, "not_allowed"
+
+
+class NotFound(ServiceError):
+    status_code, code = status.HTTP_404_NOT_FOUND, "not_found"
+
+
+class Conflict(ServiceError):
+    status_code, code = status.HTTP_409_CONFLICT, "conflict"
+
+
+class StaleMove(ServiceError):
+    status_code, code = status.HTTP_409_CONFLICT, "stale"
+
+
+class GameFinished(ServiceError):
+    status_code, code = status.HTTP_409_CONFLICT, "finished"
+
+
+def _flatten(detail: Any, prefix: str = "") -> list[str]:
+    if isinstance(detail, dict):
+        out: list[str] = []
+        for key, value in detail.items():
+            label = "" if key == "non_field_errors" else f"{prefix}{key}: "
+            out.extend(_flatten(value, label))
+        return out
+    if isinstance(detail, list):
+        return [text for item in detail for text in _flatten(item, prefix)]
+    return [f"{prefix}{detail}"]
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ServiceError):
+        return Response({"error": exc.code, "message": exc.message, **exc.extra}, status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound("not found")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        body: dict[str, Any] = {"error": "invalid", "message": "; ".join(_flatten(exc.detail)), "fields": exc.detail}
+    elif isinstance(exc, exceptions.Throttled):
+        wait = exc.wait
+        text = "too many requests" + (f": try again in {int(wait) + 1} s" if wait is not None else "")
+        body = {"error": "throttled", "message": text, "retry_after": wait}
+    elif isinstance(exc, exceptions.APIException):
+        body = {"error": exc.default_code, "message": " ".join(_flatten(exc.detail))}
+    else:  # pragma: no cover - DRF only handles APIException, Http404 and PermissionDenied
+        body = {"error": "error", "message": str(exc)}
+    response.data = body
+    return response

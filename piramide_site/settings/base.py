@@ -1,0 +1,200 @@
+"""Settings shared by every environment; everything that differs comes from the environment.
+
+With neither DATABASE_URL nor REDIS_URL set, the service needs no server at all: SQLite, the
+in-memory channel layer, a local-memory cache, Celery tasks run eagerly and leaderboard ranks come
+from SQL.  With them set, the same code uses Postgres, Redis (channel layer, cache, Celery broker,
+leaderboard sorted sets) and a real Celery worker.
+"""
+
+from pathlib import Path
+
+import environ
+from celery.schedules import crontab
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "channels",
+    "django_celery_beat",
+    "accounts",
+    "games",
+    "leaderboard",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "piramide_site.urls"
+ASGI_APPLICATION = "piramide_site.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# ----------------------------------------------------------------- data stores
+
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+DATABASES["default"]["ATOMIC_REQUESTS"] = False
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=0))
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env("REDIS_URL", default="")
+
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# ----------------------------------------------------------------- accounts
+
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "frontend:signin"
+LOGIN_REDIRECT_URL = "frontend:home"
+LOGOUT_REDIRECT_URL = "frontend:home"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # the browser client reads it to send X-CSRFToken
+
+# ----------------------------------------------------------------- time
+
+LANGUAGE_CODE = "en"
+USE_I18N = True
+USE_TZ = True
+#: The zone whose calendar decides what "today" is, for every player alike.
+PIRAMIDE_TIME_ZONE = env("PIRAMIDE_TIME_ZONE", default="Europe/Rome")
+TIME_ZONE = PIRAMIDE_TIME_ZONE
+
+# ----------------------------------------------------------------- static files
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# ----------------------------------------------------------------- the game
+
+#: Presets that get a daily challenge, in the order the home page lists them.
+PIRAMIDE_DAILY_PRESETS = env.list("PIRAMIDE_DAILY_PRESETS", default=["classic", "forty"])
+#: How many days ahead the beat job keeps filled (today included).
+PIRAMIDE_FILL_DAYS = env.int("PIRAMIDE_FILL_DAYS", default=14)
+#: Seconds the solver may spend on one verification (solve, then par, each gets this much).
+PIRAMIDE_SOLVE_TIME_LIMIT = env.float("PIRAMIDE_SOLVE_TIME_LIMIT", default=20.0)
+#: Seconds for a practice hint and for a game review.
+PIRAMIDE_HINT_TIME_LIMIT = env.float("PIRAMIDE_HINT_TIME_LIMIT", default=3.0)
+PIRAMIDE_REVIEW_TIME_LIMIT = env.float("PIRAMIDE_REVIEW_TIME_LIMIT", default=10.0)
+#: Seeds tried before "find a winnable deal" gives up.
+PIRAMIDE_WINNABLE_ATTEMPTS = env.int("PIRAMIDE_WINNABLE_ATTEMPTS", default=20)
+
+#: "redis" when REDIS_URL is set, else "database" (ranks by SQL; fine for a demo, slow at scale).
+LEADERBOARD_BACKEND = env("LEADERBOARD_BACKEND", default="redis" if REDIS_URL else "database")
+LEADERBOARD_KEY_PREFIX = env("LEADERBOARD_KEY_PREFIX", default="piramide:lb")
+
+# ----------------------------------------------------------------- Celery
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_IGNORE_RESULT = True
+# A task is acknowledged only when it has finished, and given back to the queue if its worker
+# dies, so a verification killed midway runs again; every task is safe to run twice.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = int(PIRAMIDE_SOLVE_TIME_LIMIT * 2 * PIRAMIDE_WINNABLE_ATTEMPTS + 300)
+# Redis hands an unacknowledged task to another worker after this long: it must outlast the
+# longest task (a fill that tries many seeds), or a slow solve would run twice at once.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
+CELERY_TIMEZONE = PIRAMIDE_TIME_ZONE
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "challenges-fill": {
+        "task": "games.tasks.challenges_fill_task",
+        "schedule": crontab(minute=7),
+    },
+}
+
+# ----------------------------------------------------------------- REST API
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["piramide_site.authentication.CsrfSessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "piramide_site.errors.exception_handler",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env("THROTTLE_ANON", default="120/min"),
+        "user": env("THROTTLE_USER", default="600/min"),
+        "moves": env("THROTTLE_MOVES", default="240/min"),
+        "auth": env("THROTTLE_AUTH", default="20/min"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Piramide API",
+    "DESCRIPTION": "Daily-challenge Pyramid Solitaire: challenges, server-authoritative games, leaderboards.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+}

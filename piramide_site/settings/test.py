@@ -1,0 +1,28 @@
+"""The test suite.  DATABASE_URL / REDIS_URL switch it to Postgres and Redis, as in CI."""
+
+import os
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = False
+SECRET_KEY = "test-only-key"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+WHITENOISE_USE_FINDERS = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Tasks run eagerly unless a test starts a real worker (tests/conftest.py: celery_worker).
+CELERY_TASK_ALWAYS_EAGER = True
+PIRAMIDE_SOLVE_TIME_LIMIT = env.float("PIRAMIDE_SOLVE_TIME_LIMIT", default=10.0)
+PIRAMIDE_WINNABLE_ATTEMPTS = env.int("PIRAMIDE_WINNABLE_ATTEMPTS", default=10)
+# Each test run gets its own key space in a shared Redis.
+LEADERBOARD_KEY_PREFIX = f"piramide-test-{os.getpid()}:lb"
+REST_FRAMEWORK = {**REST_FRAMEWORK}  # noqa: F405
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
+    "anon": "10000/min",
+    "user": "10000/min",
+    "moves": "10000/min",
+    "auth": "10000/min",
+}
