@@ -1,0 +1,313 @@
+"""The solver's compact position: the engine's rules restated on plain integers and tuples.
+
+The engine's ``Game`` is built for players (cards, refs, readable refusals); the search needs a
+state it can hash and copy in a few machine words.  A position here is a tuple
+
+    (removed, stock, waste, drawn, recycles, house)
+
+``removed`` is the engine's pyramid bit mask; ``stock`` and ``waste`` hold card *values* (suits
+never matter to the rules, so positions that differ only in suits merge); ``drawn`` is the value
+held in play under ``DRAWN_AND_WASTE`` (0 for none); ``house`` packs what forty-house's house rules
+look back at (see ``HOUSE_*``) and is 0 for every other rule set.
+
+Moves are small tuples ``(kind, a, b)``; a card place is a pyramid index (0 and up), ``STOCK_REF``
+(-1) or the waste at depth d (``-1 - d``).  ``to_move`` turns them back into engine moves, so a line
+found here is replayed by the engine itself in the tests.
+"""
+
+from __future__ import annotations
+
+from .game import Game
+from .geometry import geometry
+from .moves import DRAW, RECYCLE, RETURN_THREE, STOCK, Move, Ref, pyramid_ref, put_back, remove, waste_ref
+from .moves import Kind as MoveKind
+from .rules import Rules, StockModel
+
+Position = tuple[int, tuple[int, ...], tuple[int, ...], int, int, int]
+SolverMove = tuple[int, int, int]
+
+REMOVE, DRAW_KIND, RECYCLE_KIND, PUT_BACK_KIND, RETURN_KIND = range(5)
+STOCK_REF = -1
+NO_CARD = -100
+
+#: ``house`` bits: the three cards went back once / the last move was a draw / no pair made yet;
+#: bits 3-5 count draws, capped at 4 (the return-three rule only asks whether there were exactly 3).
+HOUSE_RETURNED = 1
+HOUSE_LAST_DRAW = 2
+HOUSE_NO_PAIR = 4
+HOUSE_DRAWS_SHIFT = 3
+
+PAIR_POINTS, KING_POINTS, RECYCLE_POINTS, ROW_POINTS = 20, 10, -10, 10
+
+
+def waste_code(depth: int) -> int:
+    return -1 - depth
+
+
+class Table:
+    """Everything about a deal that never changes during a search, precomputed once."""
+
+    def __init__(self, rules: Rules, pyramid_values: tuple[int, ...]) -> None:
+        geo = geometry(rules.rows)
+        self.rules = rules
+        self.values = pyramid_values
+        self.size = geo.size
+        self.cover = geo.cover_masks
+        self.full = geo.full_mask
+        self.row_masks = geo.row_masks
+        self.places = geo.places
+        self.pair_sum = rules.pair_sum
+        self.king = rules.king_value
+        self.model = rules.stock_model
+        self.stock_top = rules.stock_model is StockModel.STOCK_TOP_AND_WASTE
+        self.drawn_model = rules.stock_model is StockModel.DRAWN_AND_WASTE
+        self.stock_waste_pairs = rules.stock_waste_pairs
+        self.reach = max(1, rules.house_waste_reach)
+        self.put_back = rules.house_put_back
+        self.return_three = rules.house_return_three
+        self.house = rules.house_put_back or rules.house_return_three
+        self.recycles = rules.recycles
+        #: position i and every position covering it, directly or through others
+        self.below = tuple(self._cone(i) for i in range(self.size))
+        #: positions whose card lies above or below position i (i included): never i's partner
+        self.related = tuple(
+            self.below[i] | sum(1 << j for j in range(self.size) if self.below[j] >> i & 1) for i in range(self.size)
+        )
+        self.by_value: dict[int, int] = {}
+        for i, v in enumerate(pyramid_values):
+            self.by_value[v] = self.by_value.get(v, 0) | 1 << i
+        self._free: dict[int, tuple[int, ...]] = {}
+
+    def _cone(self, i: int) -> int:
+        mask, frontier = 1 << i, self.cover[i]
+        while frontier:
+            mask |= frontier
+            nxt = 0
+            for j in range(self.size):
+                if frontier >> j & 1:
+                    nxt |= self.cover[j]
+            frontier = nxt & ~mask
+        return mask
+
+    def free(self, removed: int) -> tuple[int, ...]:
+        """The free pyramid positions once ``removed`` are gone (reachable shapes are few: cached)."""
+        cached = self._free.get(removed)
+        if cached is None:
+            cover = self.cover
+            cached = tuple(i for i in range(self.size) if not removed >> i & 1 and cover[i] & ~removed == 0)
+            self._free[removed] = cached
+        return cached
+
+    def rows_emptied(self, before: int, after: int) -> int:
+        return sum(1 for mask in self.row_masks if after & mask == mask and before & mask != mask)
+
+    def score(self, position: Position, stock_size: int) -> int:
+        """The engine's score of a position: every card gone earns 10 (a pair is two cards, a king one)."""
+        removed, stock, waste, drawn, recycles, _ = position
+        pyramid_gone = bin(removed).count("1")
+        outside_gone = stock_size - len(stock) - len(waste) - (1 if drawn else 0)
+        rows = sum(1 for mask in self.row_masks if removed & mask == mask)
+        return 10 * (pyramid_gone + outside_gone + rows) - 10 * recycles
+
+    # ------------------------------------------------------------------ rules
+
+    def playable(self, position: Position) -> list[tuple[int, int]]:
+        """(place, value) of every card in play, pyramid first, as the engine lists them."""
+        removed, stock, waste, drawn, _, _ = position
+        values = self.values
+        cards = [(i, values[i]) for i in self.free(removed)]
+        if self.stock_top:
+            if stock:
+                cards.append((STOCK_REF, stock[0]))
+        elif self.drawn_model and drawn:
+            cards.append((STOCK_REF, drawn))
+        n = len(waste)
+        for depth in range(1, min(self.reach, n) + 1):
+            cards.append((-1 - depth, waste[n - depth]))
+        return cards
+
+    def removals(self, position: Position) -> list[SolverMove]:
+        """Every king and pair the rules allow now."""
+        cards = self.playable(position)
+        king, pair_sum = self.king, self.pair_sum
+        moves: list[SolverMove] = []
+        for k, (place, value) in enumerate(cards):
+            deep = place < -2
+            if value == king and not deep:
+                moves.append((REMOVE, place, NO_CARD))
+                continue
+            want = pair_sum - value
+            for other, other_value in cards[k + 1 :]:
+                if other_value == want and self.pair_allowed(place, other):
+                    moves.append((REMOVE, place, other))
+        return moves
+
+    def pair_allowed(self, a: int, b: int) -> bool:
+        in_waste = (a < -1) + (b < -1)
+        if (a < -2 or b < -2) and in_waste != 2:
+            return False
+        if a < 0 and b < 0:
+            return self.stock_waste_pairs or in_waste == 2
+        return True
+
+    def other_moves(self, position: Position) -> list[SolverMove]:
+        """Draws, recycles and the house rules' put-back and return-three."""
+        _, stock, waste, drawn, recycles, house = position
+        moves: list[SolverMove] = []
+        if stock:
+            moves.append((DRAW_KIND, 0, 0))
+        elif recycles < self.recycles and (waste or drawn):
+            moves.append((RECYCLE_KIND, 0, 0))
+        if self.put_back and house & HOUSE_LAST_DRAW and stock:
+            card = waste[-1]
+            values = self.values
+            fellows = sum(1 for i in self.free(position[0]) if values[i] == card)
+            if fellows == 3:
+                moves.extend((PUT_BACK_KIND, n, 0) for n in range(1, len(stock) + 1))
+        if (
+            self.return_three
+            and not house & HOUSE_RETURNED
+            and house & HOUSE_NO_PAIR
+            and house >> HOUSE_DRAWS_SHIFT == 3
+            and len(waste) == 3
+        ):
+            moves.append((RETURN_KIND, 0, 0))
+        return moves
+
+    def apply(self, position: Position, move: SolverMove) -> Position:
+        removed, stock, waste, drawn, recycles, house = position
+        kind = move[0]
+        if self.house:
+            house &= ~HOUSE_LAST_DRAW
+        if kind == REMOVE:
+            a, b = move[1], move[2]
+            if self.house and b != NO_CARD:
+                house &= ~HOUSE_NO_PAIR
+            # the deeper waste card first, so that the other's depth still holds
+            for place in sorted((a, b)) if b != NO_CARD else (a,):
+                if place >= 0:
+                    removed |= 1 << place
+                elif place == STOCK_REF:
+                    if self.drawn_model:
+                        drawn = 0
+                    else:
+                        stock = stock[1:]
+                else:
+                    cut = len(waste) + place + 1
+                    waste = waste[:cut] + waste[cut + 1 :]
+            return (removed, stock, waste, drawn, recycles, house)
+        if kind == DRAW_KIND:
+            if self.house:
+                draws = min(4, (house >> HOUSE_DRAWS_SHIFT) + 1)
+                house = house & ((1 << HOUSE_DRAWS_SHIFT) - 1) | HOUSE_LAST_DRAW | draws << HOUSE_DRAWS_SHIFT
+            if self.drawn_model:
+                return (removed, stock[1:], waste + (drawn,) if drawn else waste, stock[0], recycles, house)
+            return (removed, stock[1:], waste + stock[:1], drawn, recycles, house)
+        if kind == RECYCLE_KIND:
+            return (removed, waste + (drawn,) if drawn else waste, (), 0, recycles + 1, house)
+        if kind == PUT_BACK_KIND:
+            n = move[1]
+            return (removed, stock[:n] + waste[-1:] + stock[n:], waste[:-1], drawn, recycles, house)
+        return (removed, stock + waste, (), drawn, recycles, house | HOUSE_RETURNED)
+
+    def gain(self, position: Position, move: SolverMove) -> int:
+        """What ``move`` adds to the engine's score."""
+        kind = move[0]
+        if kind == RECYCLE_KIND:
+            return RECYCLE_POINTS
+        if kind != REMOVE:
+            return 0
+        removed = position[0]
+        after = removed
+        for place in move[1:]:
+            if place >= 0:
+                after |= 1 << place
+        points = PAIR_POINTS if move[2] != NO_CARD else KING_POINTS
+        return points + ROW_POINTS * self.rows_emptied(removed, after)
+
+    def frozen(self, position: Position) -> bool:
+        """The engine's ``_pyramid_is_frozen``: no free card is a king or has a partner to come."""
+        removed, stock, waste, drawn, _, _ = position
+        values, king, pair_sum = self.values, self.king, self.pair_sum
+        free_values = [values[i] for i in self.free(removed)]
+        to_come = set(stock)
+        to_come.update(waste)
+        if drawn:
+            to_come.add(drawn)
+        for k, v in enumerate(free_values):
+            if v == king:
+                return False
+            partner = pair_sum - v
+            if partner in to_come:
+                return False
+            if partner == v:
+                if free_values.count(v) >= 2:
+                    return False
+            elif partner in free_values:
+                return False
+        return True
+
+    def finished(self, position: Position) -> bool:
+        """The engine's outcome is no longer in progress: won, frozen or no move left."""
+        if position[0] == self.full or self.frozen(position):
+            return True
+        return not self.removals(position) and not self.other_moves(position)
+
+    # ------------------------------------------------------------------ to and from the engine
+
+    def to_move(self, position: Position, move: SolverMove) -> Move:
+        kind = move[0]
+        if kind == DRAW_KIND:
+            return DRAW
+        if kind == RECYCLE_KIND:
+            return RECYCLE
+        if kind == PUT_BACK_KIND:
+            return put_back(move[1])
+        if kind == RETURN_KIND:
+            return RETURN_THREE
+        return remove(*(self._ref(place) for place in move[1:] if place != NO_CARD))
+
+    def _ref(self, place: int) -> Ref:
+        if place >= 0:
+            row, col = self.places[place]
+            return pyramid_ref(row + 1, col + 1)
+        if place == STOCK_REF:
+            return STOCK
+        return waste_ref(-1 - place)
+
+    def to_moves(self, start: Position, line: list[SolverMove]) -> tuple[Move, ...]:
+        moves = []
+        position = start
+        for move in line:
+            moves.append(self.to_move(position, move))
+            position = self.apply(position, move)
+        return tuple(moves)
+
+
+def table_for(game: Game) -> Table:
+    rules = game.rules
+    return Table(rules, tuple(rules.value(card.rank) for card in game.deal.pyramid))
+
+
+def position_of(game: Game) -> Position:
+    """The compact position of an engine game (any point of it, not just the start)."""
+    rules = game.rules
+    value = rules.value
+    house = 0
+    if rules.house_put_back or rules.house_return_three:
+        draws = min(4, sum(1 for move in game.moves if move.kind is MoveKind.DRAW))
+        house = draws << HOUSE_DRAWS_SHIFT
+        if game.returned_three:
+            house |= HOUSE_RETURNED
+        if game.moves and game.moves[-1].kind is MoveKind.DRAW:
+            house |= HOUSE_LAST_DRAW
+        if game.counters.pairs == 0:
+            house |= HOUSE_NO_PAIR
+    return (
+        game.removed,
+        tuple(value(card.rank) for card in game.stock),
+        tuple(value(card.rank) for card in game.waste),
+        value(game.drawn.rank) if game.drawn is not None else 0,
+        game.counters.recycles,
+        house,
+    )
