@@ -347,7 +347,8 @@ class Game:
             return Outcome.WON, "the pyramid is cleared"
         if self._pyramid_is_frozen():
             return Outcome.LOST, "no free pyramid card can ever be removed: nothing still to come pairs with one"
-        if not self._candidates:
+        can_turn_stock = self._draw_refusal() is None or self._recycle_refusal() is None
+        if not can_turn_stock and not self._candidates:
             return Outcome.LOST, "no move is left"
         return Outcome.IN_PROGRESS, "the game goes on"
 
@@ -367,21 +368,16 @@ class Game:
         still to come, which over-counts (a waste card may stay buried) and so never ends a live game.
         """
         rules = self.rules
-        value = rules.value
-        free_values = Counter(value(self.deal.pyramid[i].rank) for i in self.free_positions())
-        to_come = Counter(value(card.rank) for card in self.stock + self.waste)
-        if self.drawn is not None:
-            to_come[value(self.drawn.rank)] += 1
-        for v, count in free_values.items():
-            partner = rules.pair_sum - v
-            if v == rules.king_value:
+        values, pair_sum = rules.values, rules.pair_sum
+        free_values = Counter(values[self.deal.pyramid[i].rank] for i in self.free_positions())
+        lonely = []
+        for v in free_values:
+            partner = pair_sum - v
+            if v == pair_sum or free_values[partner] > (partner == v):
                 return False
-            if partner == v:
-                if count >= 2 or to_come[v]:
-                    return False
-            elif free_values[partner] or to_come[partner]:
-                return False
-        return True
+            lonely.append(partner)
+        to_come = self.stock + self.waste + ((self.drawn,) if self.drawn is not None else ())
+        return not any(values[card.rank] in lonely for card in to_come)
 
     # ----------------------------------------------------------------- the player's view
 

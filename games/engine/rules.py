@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 FULL_RANKS: tuple[int, ...] = tuple(range(1, 14))
@@ -40,6 +40,12 @@ class Rules:
     house_waste_reach: int = 0
     #: House rule: after three draws and no pair, the three drawn cards may go back under the stock.
     house_return_three: bool = False
+    #: rank -> value, filled in from ``ranks``
+    values: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        short = self.ranks == SHORT_RANKS
+        object.__setattr__(self, "values", tuple(rank - 3 if short and rank > 10 else rank for rank in range(14)))
 
     @property
     def deck_size(self) -> int:
@@ -60,9 +66,7 @@ class Rules:
 
     def value(self, rank: int) -> int:
         """What a card of ``rank`` counts towards the pair sum."""
-        if self.ranks is SHORT_RANKS and rank > 10:
-            return rank - 3
-        return rank
+        return self.values[rank]
 
     @property
     def king_value(self) -> int:
