@@ -41,6 +41,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -102,7 +103,9 @@ CSRF_COOKIE_HTTPONLY = False  # the browser client reads it to send X-CSRFToken
 
 # ----------------------------------------------------------------- time
 
-LANGUAGE_CODE = "en"
+# Italian first; the choice (frontend's language menu) is remembered in the django_language cookie.
+LANGUAGE_CODE = "it"
+LANGUAGES = [("it", "Italiano"), ("en", "English"), ("es", "Español")]
 USE_I18N = True
 USE_TZ = True
 #: The zone whose calendar decides what "today" is, for every player alike.
