@@ -1,7 +1,7 @@
 """The ASGI application: Django builds first, then the Channels router (see docs/style.md).
 
-HTTP goes to Django; WebSocket routes arrive with the live layer (issue 5) through the
-channel layer already configured in settings.
+HTTP goes to Django.  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
+then the session middleware that puts the signed-in user in the scope, then the routes.
 """
 
 import os
@@ -11,6 +11,20 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402  (Django must be set up first)
+# Django must be set up before the consumers (and the models they import) load.
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_asgi_app})
+from games.routing import not_found_urlpatterns  # noqa: E402
+from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
+from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns]))
+        ),
+    }
+)

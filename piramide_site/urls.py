@@ -7,6 +7,7 @@ urlpatterns = [
     path("api/auth/", include("accounts.urls")),
     path("api/", include("games.urls")),
     path("api/", include("leaderboard.urls")),
+    path("api/", include("races.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "leaderboard",
+    "races",
     "frontend",
 ]
 
@@ -138,6 +139,21 @@ PIRAMIDE_WINNABLE_ATTEMPTS = env.int("PIRAMIDE_WINNABLE_ATTEMPTS", default=20)
 #: "redis" when REDIS_URL is set, else "database" (ranks by SQL; fine for a demo, slow at scale).
 LEADERBOARD_BACKEND = env("LEADERBOARD_BACKEND", default="redis" if REDIS_URL else "database")
 LEADERBOARD_KEY_PREFIX = env("LEADERBOARD_KEY_PREFIX", default="piramide:lb")
+
+# ----------------------------------------------------------------- live layer (docs/live.md)
+
+#: Per-connection token bucket: messages a second, and how many may come at once.
+LIVE_RATE_PER_SECOND = env.float("LIVE_RATE_PER_SECOND", default=10.0)
+LIVE_RATE_BURST = env.int("LIVE_RATE_BURST", default=20)
+LIVE_MAX_MESSAGE_BYTES = env.int("LIVE_MAX_MESSAGE_BYTES", default=4096)
+#: The challenge room sends at most one update per this many seconds to each client.
+LIVE_ROOM_INTERVAL = env.float("LIVE_ROOM_INTERVAL", default=1.0)
+#: A reconnecting client further behind than this many moves gets a full state instead.
+LIVE_RESYNC_GAP = env.int("LIVE_RESYNC_GAP", default=200)
+RACE_MAX_PLAYERS = env.int("RACE_MAX_PLAYERS", default=8)
+RACE_COUNTDOWN = env.int("RACE_COUNTDOWN", default=5)
+RACE_SOLVE_TIME_LIMIT = env.float("RACE_SOLVE_TIME_LIMIT", default=2.0)
+RACE_WINNABLE_ATTEMPTS = env.int("RACE_WINNABLE_ATTEMPTS", default=30)
 
 # ----------------------------------------------------------------- Celery
 

@@ -9,16 +9,17 @@ DEBUG = False
 SECRET_KEY = "test-only-key"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 WHITENOISE_USE_FINDERS = True
+STATIC_ROOT = None  # served from the apps by the finders; no collectstatic here
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 # Tasks run eagerly unless a test starts a real worker (tests/conftest.py: celery_worker).
-CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 PIRAMIDE_SOLVE_TIME_LIMIT = env.float("PIRAMIDE_SOLVE_TIME_LIMIT", default=10.0)
 PIRAMIDE_WINNABLE_ATTEMPTS = env.int("PIRAMIDE_WINNABLE_ATTEMPTS", default=10)
 # Each test run gets its own key space in a shared Redis.
-LEADERBOARD_KEY_PREFIX = f"piramide-test-{os.getpid()}:lb"
+LEADERBOARD_KEY_PREFIX = env("LEADERBOARD_KEY_PREFIX", default=f"piramide-test-{os.getpid()}:lb")
 REST_FRAMEWORK = {**REST_FRAMEWORK}  # noqa: F405
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "anon": "10000/min",

@@ -1,0 +1,185 @@
+"""Fixtures shared by the service tests.
+
+Nothing here touches the database or a server unless a test asks for it, so the engine tests
+still run with plain pytest.  Tests that need Postgres, Redis or a Celery worker use the
+fixtures below: without the server they are skipped with the reason, or fail when CI=true.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def missing(reason: str) -> None:
+    """Skip (or, in CI, fail) a test whose server is not there."""
+    if IN_CI:
+        pytest.fail(f"CI needs this: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def player(db: Any) -> Any:
+    from tests.factories import make_player
+
+    return make_player("alice", display_name="Alice")
+
+
+@pytest.fixture
+def other_player(db: Any) -> Any:
+    from tests.factories import make_player
+
+    return make_player("bob", display_name="Bob")
+
+
+@pytest.fixture
+def api() -> Any:
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def player_api(api: Any, player: Any) -> Any:
+    api.force_login(player)
+    return api
+
+
+@pytest.fixture
+def today() -> Any:
+    from games.selectors import local_today
+
+    return local_today()
+
+
+# ----------------------------------------------------------------- servers
+
+
+@pytest.fixture
+def postgres(db: Any) -> None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        missing("needs Postgres: set DATABASE_URL=postgres://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    from django.conf import settings
+
+    if not settings.REDIS_URL:
+        missing("needs Redis: set REDIS_URL=redis://127.0.0.1:6379/0")
+    import redis
+
+    try:
+        redis.Redis.from_url(settings.REDIS_URL).ping()
+    except redis.RedisError as error:
+        missing(f"Redis at {settings.REDIS_URL} does not answer: {error}")
+    return str(settings.REDIS_URL)
+
+
+def _forget_test_keys() -> None:
+    from django.conf import settings
+
+    from leaderboard.ranks import redis_client
+
+    client = redis_client(settings.REDIS_URL)
+    keys = list(client.scan_iter(match=f"{settings.LEADERBOARD_KEY_PREFIX}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
+@pytest.fixture
+def redis_ranks(redis_url: str, settings: Any) -> Iterator[Any]:
+    """Leaderboards on Redis sorted sets, with this run's keys wiped before and after."""
+    from leaderboard.ranks import rank_store
+
+    settings.LEADERBOARD_BACKEND = "redis"
+    _forget_test_keys()
+    yield rank_store()
+    _forget_test_keys()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rank_keys(request: pytest.FixtureRequest) -> Iterator[None]:
+    """When the suite runs on Redis, no test sees another's sorted sets (ids repeat after rollbacks)."""
+    if "db" not in request.fixturenames and "transactional_db" not in request.fixturenames:
+        yield
+        return
+    from django.conf import settings
+
+    uses_redis = settings.LEADERBOARD_BACKEND == "redis" and bool(settings.REDIS_URL)
+    if uses_redis:
+        _forget_test_keys()
+    yield
+    if uses_redis:
+        _forget_test_keys()
+
+
+@pytest.fixture(scope="session")
+def _worker_process(django_db_setup: Any, django_db_blocker: Any) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker on the test database and the Redis broker, for the whole session."""
+    from django.conf import settings
+    from django.db import connection
+
+    if not settings.REDIS_URL:
+        missing("needs Redis and a Celery worker: set REDIS_URL=redis://127.0.0.1:6379/0")
+    if connection.vendor != "postgresql":
+        missing("a worker process shares the test database only on Postgres: set DATABASE_URL")
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "LEADERBOARD_KEY_PREFIX": settings.LEADERBOARD_KEY_PREFIX,
+        "PYTHONPATH": str(ROOT),
+    }
+    log = open(ROOT / ".pytest_cache" / "celery-worker.log", "wb") if (ROOT / ".pytest_cache").is_dir() else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "piramide_site", "worker", "--pool=solo", "--loglevel=INFO",
+         "--hostname=piramide-test@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    from piramide_site.celery import app
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the Celery worker exited with {process.returncode} (see .pytest_cache/celery-worker.log)")
+        if app.control.ping(timeout=1.0):
+            break
+    else:
+        process.kill()
+        pytest.fail("the Celery worker did not answer a ping within 60 s")
+    yield process
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def celery_worker(_worker_process: Any, transactional_db: Any, settings: Any) -> Iterator[Any]:
+    """Tasks go to the real worker for this test (its writes must be committed to be seen)."""
+    from piramide_site.celery import app
+
+    app.conf.task_always_eager = False
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    try:
+        yield _worker_process
+    finally:
+        app.conf.task_always_eager = True

@@ -1,0 +1,38 @@
+"""Factories for the service tests, in one place."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from typing import Any
+
+from accounts.models import User
+from games.models import DailyChallenge, seed_commitment
+from games.selectors import local_today
+
+#: Seeds the solver settles in milliseconds (see tests/games/services/test_challenge_verify.py).
+WINNABLE = {"classic": 1, "forty": 3, "egyptian": 1}
+UNWINNABLE = {"classic": 2, "forty": 1}
+#: Winnable in both classic and forty, and long enough that finding it in a response means a leak.
+BIG_WINNABLE = 4611686018427400249
+
+_names = itertools.count(1)
+
+
+def make_player(name: str | None = None, password: str = "a-long-pass-phrase-42", **extra: Any) -> User:
+    name = name or f"player{next(_names)}"
+    user = User(username=name, display_name=extra.pop("display_name", name.title()), **extra)
+    user.set_password(password)
+    user.save()
+    return user
+
+
+def make_challenge(
+    *, date: dt.date | None = None, preset: str = "classic", seed: int | None = None, **fields: Any
+) -> DailyChallenge:
+    seed = WINNABLE[preset] if seed is None else seed
+    defaults: dict[str, Any] = {"status": DailyChallenge.Status.DONE, "verdict": DailyChallenge.Verdict.WINNABLE}
+    defaults.update(fields)
+    return DailyChallenge.objects.create(
+        date=date or local_today(), preset=preset, seed=seed, seed_commitment=seed_commitment(preset, seed), **defaults
+    )

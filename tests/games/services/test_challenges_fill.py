@@ -1,0 +1,84 @@
+import datetime as dt
+import threading
+from unittest import mock
+
+import pytest
+from django.db import connection
+
+from games import services
+from games.models import DailyChallenge
+from games.services import challenges_fill
+from tests.factories import UNWINNABLE, WINNABLE, make_challenge
+
+
+@pytest.mark.django_db
+def test_fill_creates_a_winnable_challenge_per_day_and_preset(today):
+    created = challenges_fill(today=today, days=3, presets=["classic", "forty"])
+    assert len(created) == 6
+    assert {(c.date, c.preset) for c in DailyChallenge.objects.all()} == {
+        (today + dt.timedelta(days=d), p) for d in range(3) for p in ("classic", "forty")
+    }
+    assert all(c.verdict == "winnable" and c.status == "done" and c.par is not None for c in created)
+
+
+@pytest.mark.django_db
+def test_fill_twice_creates_nothing_new(today):
+    challenges_fill(today=today, days=2, presets=["classic"])
+    assert challenges_fill(today=today, days=2, presets=["classic"]) == []
+    assert DailyChallenge.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_fill_keeps_what_staff_scheduled(today):
+    mine = make_challenge(date=today, preset="classic", seed=7)
+    challenges_fill(today=today, days=1, presets=["classic"])
+    assert DailyChallenge.objects.get().pk == mine.pk
+
+
+@pytest.mark.django_db
+def test_fill_skips_unwinnable_seeds(today, settings):
+    seeds = iter([UNWINNABLE["classic"], WINNABLE["classic"]])
+    with mock.patch("games.services.draw_seed", side_effect=lambda: next(seeds)):
+        created = challenges_fill(today=today, days=1, presets=["classic"])
+    assert created[0].seed == WINNABLE["classic"]
+
+
+@pytest.mark.django_db
+def test_fill_defaults_to_the_configured_presets_and_days(today, settings):
+    settings.PIRAMIDE_DAILY_PRESETS = ["forty"]
+    settings.PIRAMIDE_FILL_DAYS = 2
+    challenges_fill()
+    assert sorted(DailyChallenge.objects.values_list("preset", flat=True)) == ["forty", "forty"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_fills_at_once_never_duplicate_or_lose_a_challenge(postgres, today):
+    """Both workers see the gap, both solve, both insert: the unique constraint lets one win."""
+    barrier = threading.Barrier(2, timeout=30)
+    real = services._find_winnable
+
+    def slow_find(preset):
+        found = real(preset)
+        barrier.wait()  # both have passed the "is it missing?" check before either inserts
+        return found
+
+    errors = []
+    results = []
+
+    def run():
+        try:
+            results.append(challenges_fill(today=today, days=1, presets=["classic"]))
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    with mock.patch("games.services._find_winnable", side_effect=slow_find):
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    assert DailyChallenge.objects.filter(date=today, preset="classic").count() == 1
+    assert sorted(len(r) for r in results) == [0, 1]
