@@ -23,6 +23,7 @@ from games.engine.rules import UnknownPresetError
 from leaderboard.services import score_record
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
+from . import events
 from .models import SEED_BOUND, DailyChallenge, Game, Move, seed_commitment
 from .selectors import game_engine_state, game_moves, local_today
 
@@ -236,6 +237,8 @@ def game_ranked_start(*, challenge_id: int, player: Any) -> tuple[Play, bool]:
     if challenge.date < today:
         raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is over: start a practice game")
     game, created = Game.objects.get_or_create(challenge=challenge, player=player, ranked=True)
+    if created:
+        events.publish_game_started(game=game)
     return Play(game, game_engine_state(game)), created
 
 
@@ -317,6 +320,7 @@ def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
         else:
             outcome = Game.Outcome.WON if state.outcome is Outcome.WON else Game.Outcome.LOST
             _finish(game, outcome, list(state.moves))
+        events.publish_game_move_made(game=game, state=state)
     return Play(game, state)
 
 
@@ -326,6 +330,7 @@ def game_resign(*, game_id: int, player: Any) -> Play:
         game = _locked_game(game_id, player)
         state = game_engine_state(game)
         _finish(game, Game.Outcome.RESIGNED, list(state.moves))
+        events.publish_game_finished(game=game, state=state)
     return Play(game, state)
 
 
@@ -342,4 +347,5 @@ def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
         game.move_count -= 1
         game.save(update_fields=["move_count"])
         state = EngineGame.replay(game.challenge.deal, game_moves(game))
+        events.publish_game_move_undone(game=game, state=state)
     return Play(game, state)

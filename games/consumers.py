@@ -1,0 +1,370 @@
+"""WebSocket consumers for games and the challenge room (docs/live.md).
+
+Thin and async: ``connect`` and ``disconnect`` join and leave groups, each client message calls
+one service or selector through ``database_sync_to_async``, and ``live_event`` forwards what
+``games.events`` published.  ``LiveConsumer`` holds what every socket shares: the message size
+and rate limits, JSON parsing, typed errors and leaving every group on close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from piramide_site.errors import NotFound, ServiceError
+
+from . import events, live, services
+
+#: Service error codes as the socket protocol names them (REST keeps its own).
+SOCKET_CODES = {"illegal_move": "illegal"}
+#: Refused messages in a row after which a socket is closed.
+MAX_REFUSED_IN_ROW = 50
+
+Handler = Callable[[dict[str, Any], str | None], Awaitable[None]]
+
+
+class BadMessage(ServiceError):
+    code = "invalid"
+
+
+class Unauthenticated(ServiceError):
+    code = "unauthenticated"
+
+
+class SpoilerRefused(ServiceError):
+    code = "spoiler"
+
+
+class TokenBucket:
+    """``burst`` messages at once, then ``rate`` a second."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> float:
+        """0 when a token was taken, else the seconds until one is there."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+def field_int(content: dict[str, Any], name: str, *, required: bool = True) -> int | None:
+    value = content.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadMessage(f"'{name}' must be a whole number from 0 up")
+    return value
+
+
+def field_move(content: dict[str, Any]) -> str:
+    value = content.get("move")
+    if not isinstance(value, str) or not 0 < len(value) <= 16:
+        raise BadMessage("'move' must be a move in the engine's notation, such as \"D\" or \"7.1+S\"")
+    return value
+
+
+class LiveConsumer(AsyncJsonWebsocketConsumer):
+    """Limits, parsing, typed errors and group bookkeeping shared by every live socket."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.bucket = TokenBucket(settings.LIVE_RATE_PER_SECOND, settings.LIVE_RATE_BURST)
+        self.refused_in_row = 0
+        self.joined: list[str] = []
+
+    @property
+    def user(self) -> Any:
+        user = self.scope.get("user")
+        return user if user is not None and user.is_authenticated else None
+
+    def limits(self) -> dict[str, Any]:
+        return {
+            "rate_per_second": settings.LIVE_RATE_PER_SECOND,
+            "burst": settings.LIVE_RATE_BURST,
+            "max_message_bytes": settings.LIVE_MAX_MESSAGE_BYTES,
+        }
+
+    def handlers(self) -> dict[str, Handler]:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- groups
+
+    async def join(self, group: str) -> None:
+        if group not in self.joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.joined.append(group)
+
+    async def leave(self, group: str) -> None:
+        if group in self.joined:
+            self.joined.remove(group)
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def disconnect(self, code: int) -> None:
+        for group in list(self.joined):
+            await self.leave(group)
+
+    async def live_event(self, message: dict[str, Any]) -> None:
+        await self.send_json(message["event"])
+
+    # ----------------------------------------------------------------- messages
+
+    async def send_error(self, code: str, message: str, ref: str | None = None, **extra: Any) -> None:
+        await self.send_json({"type": "error", "code": code, "message": message, "ref": ref, **extra})
+
+    async def close_with(self, code: str, message: str, close_code: int) -> None:
+        await self.send_error(code, message)
+        await self.close(code=close_code)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        wait = self.bucket.take()
+        if wait:
+            self.refused_in_row += 1
+            if self.refused_in_row >= MAX_REFUSED_IN_ROW:
+                await self.close_with("rate_limited", "too many messages: closing", 4429)
+                return
+            await self.send_error("rate_limited", f"too many messages: wait {wait:.2f} s", retry_after=round(wait, 3))
+            return
+        content, ref = self._parse(text_data)
+        if content is None:
+            return await self._refuse("invalid", ref)
+        handler = self.handlers().get(content.get("type"))  # type: ignore[arg-type]
+        try:
+            if handler is None:
+                raise BadMessage(f"unknown message type {content.get('type')!r}")
+            await handler(content, ref)
+        except ServiceError as error:
+            self.refused_in_row += 1
+            code = SOCKET_CODES.get(error.code, error.code)
+            await self.send_error(code, error.message, ref, **error.extra)
+            return
+        self.refused_in_row = 0
+
+    def _parse(self, text_data: str | None) -> tuple[dict[str, Any] | None, str | None]:
+        self._problem = ""
+        if text_data is None:
+            self._problem = "send JSON objects in text frames"
+        elif len(text_data) > settings.LIVE_MAX_MESSAGE_BYTES or len(text_data.encode()) > settings.LIVE_MAX_MESSAGE_BYTES:
+            self._problem = f"a message may have at most {settings.LIVE_MAX_MESSAGE_BYTES} bytes"
+        else:
+            try:
+                content = json.loads(text_data)
+            except ValueError:
+                self._problem = "that is not JSON"
+            else:
+                if not isinstance(content, dict):
+                    self._problem = "a message is a JSON object with a 'type'"
+                else:
+                    ref = content.get("ref")
+                    if ref is not None and (not isinstance(ref, str) or len(ref) > 64):
+                        self._problem = "'ref' is a string of at most 64 characters"
+                        return None, None
+                    return content, ref
+        return None, None
+
+    async def _refuse(self, code: str, ref: str | None) -> None:
+        self.refused_in_row += 1
+        await self.send_error(code, self._problem, ref)
+
+    async def on_ping_pong(self, content: dict[str, Any], ref: str | None) -> None:
+        await self.send_json({"type": "pong", "ref": ref})
+
+
+# ----------------------------------------------------------------- the game socket
+
+
+def _play_reply(call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> dict[str, Any]:
+    play = call(**kwargs)
+    return {"type": "move.ok", "ref": ref, "version": play.game.move_count, "game": live.game_json(play.game, play.state)}
+
+
+class GameConsumer(LiveConsumer):
+    """``/ws/games/<id>/``: the owner plays; everyone else watches, in full or in summaries."""
+
+    game_id: int
+    owner_id: int
+    view: str
+    #: Highest version this socket answered with ``move.ok``: its own echo is not sent again.
+    answered: int = -1
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "move": self.on_move,
+            "resign": self.on_resign,
+            "undo": self.on_undo,
+            "sync": self.on_sync,
+            "ping": self.on_ping,
+            "replay": self.on_replay,
+        }
+
+    async def connect(self) -> None:
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        await self.accept()
+        try:
+            game = await database_sync_to_async(live.live_game_get)(game_id=self.game_id)
+            sees_cards = await database_sync_to_async(live.viewer_sees_cards)(game=game, viewer=self.user)
+        except NotFound as error:
+            await self.close_with("not_found", error.message, 4404)
+            return
+        self.owner_id = game.player_id
+        await self._take_view(live.FULL if sees_cards else live.SUMMARY)
+        await self.send_json(self._hello())
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        since = query.get("since", [None])[0]
+        await self._sync(int(since) if since is not None and since.isdigit() else None)
+
+    def _hello(self) -> dict[str, Any]:
+        user = self.user
+        return {
+            "type": "hello",
+            "v": 1,
+            "game": self.game_id,
+            "role": "player" if user is not None and user.pk == self.owner_id else "spectator",
+            "view": self.view,
+            "user": live.player_ref(user) if user is not None else None,
+            "limits": self.limits(),
+        }
+
+    async def _take_view(self, view: str) -> None:
+        """Listen to the audience the viewer belongs to (joined before reading, so nothing falls between)."""
+        self.view = view
+        await self.join(events.game_group(self.game_id, full=view == live.FULL))
+        await self.leave(events.game_group(self.game_id, full=view != live.FULL))
+
+    async def _sync(self, since: int | None) -> None:
+        opening = await database_sync_to_async(live.game_sync)(game_id=self.game_id, viewer=self.user, since=since)
+        if opening.view != self.view:
+            await self._take_view(opening.view)
+            await self.send_json(self._hello())
+        for message in opening.messages:
+            await self.send_json(message)
+
+    async def live_event(self, message: dict[str, Any]) -> None:
+        event = message["event"]
+        if event["type"] == "game.move_made" and event["version"] <= self.answered:
+            return
+        await self.send_json(event)
+
+    def _player(self) -> Any:
+        if self.user is None:
+            raise Unauthenticated("sign in to play")
+        return self.user
+
+    async def _answer(self, call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> None:
+        reply = await database_sync_to_async(_play_reply)(call, ref, game_id=self.game_id, player=self._player(), **kwargs)
+        self.answered = max(self.answered, reply["version"])
+        await self.send_json(reply)
+
+    async def on_move(self, content: dict[str, Any], ref: str | None) -> None:
+        move, seen = field_move(content), field_int(content, "seen")
+        await self._answer(services.game_move_make, ref, move=move, seen=seen)
+
+    async def on_resign(self, content: dict[str, Any], ref: str | None) -> None:
+        await self._answer(services.game_resign, ref)
+
+    async def on_undo(self, content: dict[str, Any], ref: str | None) -> None:
+        seen = field_int(content, "seen")
+        self.answered = -1  # after an undo the same version names a new position
+        await self._answer(services.game_move_undo, ref, seen=seen)
+
+    async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
+        await self._sync(field_int(content, "since", required=False))
+
+    async def on_ping(self, content: dict[str, Any], ref: str | None) -> None:
+        pong = await database_sync_to_async(live.game_pong)(game_id=self.game_id)
+        await self.send_json({**pong, "ref": ref})
+
+    async def on_replay(self, content: dict[str, Any], ref: str | None) -> None:
+        if self.view != live.FULL:
+            raise SpoilerRefused("finish your own ranked game of this challenge first: until then you see summaries only")
+        replay = await database_sync_to_async(live.game_replay)(game_id=self.game_id)
+        await self.send_json({**replay, "ref": ref})
+
+
+# ----------------------------------------------------------------- the challenge room
+
+
+class ChallengeRoomConsumer(LiveConsumer):
+    """``/ws/challenges/<id>/``: who is playing, summaries, counts and the top of the board, coalesced."""
+
+    challenge_id: int
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending_games: dict[int, dict[str, Any]] = {}
+        self.pending: dict[str, Any] = {}
+        self.last_flush = 0.0
+        self.flusher: asyncio.Task[None] | None = None
+
+    def handlers(self) -> dict[str, Handler]:
+        return {"sync": self.on_sync, "ping": self.on_ping_pong}
+
+    async def connect(self) -> None:
+        self.challenge_id = int(self.scope["url_route"]["kwargs"]["challenge_id"])
+        await self.accept()
+        await self.join(events.challenge_group(self.challenge_id))
+        try:
+            await self.on_sync({}, None)
+        except NotFound as error:
+            await self.close_with("not_found", error.message, 4404)
+
+    async def disconnect(self, code: int) -> None:
+        if self.flusher is not None:
+            self.flusher.cancel()
+        await super().disconnect(code)
+
+    async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
+        snapshot = await database_sync_to_async(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
+        self.pending_games.clear()
+        self.pending.clear()
+        await self.send_json(snapshot)
+
+    async def live_event(self, message: dict[str, Any]) -> None:
+        event = message["event"]
+        kind = event["type"]
+        if kind in ("game.progress", "game.finished"):
+            self.pending_games[event["game"]] = event["summary"]
+        elif kind == "challenge.stats":
+            self.pending["stats"] = {key: event[key] for key in ("players", "playing", "finished", "wins")}
+        elif kind == "leaderboard.changed":
+            self.pending["top"] = event["top"]
+        else:
+            return
+        if self.flusher is None or self.flusher.done():
+            self.flusher = asyncio.ensure_future(self._flush_later())
+
+    async def _flush_later(self) -> None:
+        interval = settings.LIVE_ROOM_INTERVAL
+        await asyncio.sleep(max(0.0, self.last_flush + interval - time.monotonic()))
+        self.last_flush = time.monotonic()
+        if not self.pending_games and not self.pending:
+            return
+        update: dict[str, Any] = {"type": "room.update", "v": 1, "games": list(self.pending_games.values())}
+        update.update(self.pending)
+        self.pending_games, self.pending = {}, {}
+        await self.send_json(update)
+
+
+class NotFoundConsumer(LiveConsumer):
+    """Any other socket path: a readable error, then close 4404."""
+
+    def handlers(self) -> dict[str, Handler]:
+        return {}
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.close_with("not_found", f"there is no live socket at {self.scope.get('path', '')}", 4404)

@@ -1,0 +1,264 @@
+"""Every live event leaves from here, once, after the database commit (docs/live.md).
+
+Services call the ``publish_*`` functions inside their transaction; each builds its payloads
+from the rows and the engine state the service already holds, and hands them to
+``transaction.on_commit``, so a rolled-back write publishes nothing and a reader woken by an
+event always finds the write in the database.  Event types are dotted, carry a schema version
+``v`` and have a JSON schema in ``SCHEMAS`` (tests/games/events/ checks every payload against it).
+
+Groups: a game has two audiences, ``game-<id>-full`` (the owner and viewers past the spoiler
+line) and ``game-<id>-summary`` (everyone else: never a card); a challenge's room listens on
+``challenge-<id>``; a race room on ``race-<code>``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+if TYPE_CHECKING:
+    from games.engine import Game as EngineGame
+    from games.models import Game
+
+log = logging.getLogger(__name__)
+
+#: The message type consumers handle (``live_event``): its ``event`` is sent to the client as is.
+LAYER_TYPE = "live.event"
+
+
+def game_group(game_id: int, *, full: bool) -> str:
+    return f"game-{game_id}-{'full' if full else 'summary'}"
+
+
+def challenge_group(challenge_id: int) -> str:
+    return f"challenge-{challenge_id}"
+
+
+def race_group(code: str) -> str:
+    return f"race-{code}"
+
+
+# ----------------------------------------------------------------- schemas
+
+_INT = {"type": "integer"}
+_STR = {"type": "string"}
+_PLAYER = {
+    "type": "object",
+    "required": ["id", "display_name"],
+    "properties": {"id": _INT, "display_name": _STR},
+    "additionalProperties": False,
+}
+_OUTCOMES = ["in_progress", "won", "lost", "resigned"]
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "required": ["game", "challenge", "ranked", "player", "moves", "score", "pyramid_left", "finished", "outcome"],
+    "properties": {
+        "game": _INT,
+        "challenge": _INT,
+        "ranked": {"type": "boolean"},
+        "player": _PLAYER,
+        "moves": _INT,
+        "score": _INT,
+        "pyramid_left": _INT,
+        "finished": {"type": "boolean"},
+        "outcome": {"enum": _OUTCOMES},
+    },
+    "additionalProperties": False,
+}
+RACE_SUMMARY_SCHEMA = {
+    "type": "object",
+    "required": ["moves", "score", "pyramid_left", "finished", "outcome"],
+    "properties": {
+        "moves": _INT,
+        "score": _INT,
+        "pyramid_left": _INT,
+        "finished": {"type": "boolean"},
+        "outcome": {"enum": [*_OUTCOMES, "stopped"]},
+    },
+    "additionalProperties": False,
+}
+GAME_VIEW_SCHEMA = {
+    "type": "object",
+    "required": ["id", "challenge", "ranked", "outcome", "moves", "score", "started_at", "finished_at", "state"],
+    "properties": {"id": _INT, "moves": _INT, "score": _INT, "outcome": {"enum": _OUTCOMES}, "state": {"type": "object"}},
+}
+_TOP = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["rank", "player", "points", "moves"],
+        "properties": {"rank": _INT, "player": _PLAYER, "points": _INT, "moves": _INT},
+        "additionalProperties": False,
+    },
+}
+_RESULTS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["place", "player", "outcome", "score", "moves", "pyramid_left", "finished_at"],
+        "properties": {"place": _INT, "player": _PLAYER, "score": _INT, "moves": _INT, "pyramid_left": _INT},
+    },
+}
+
+
+def _event(name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["type", "v", *fields],
+        "properties": {"type": {"const": name}, "v": {"const": 1}, "replayed": {"type": "boolean"}, **fields},
+        "additionalProperties": False,
+    }
+
+
+SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
+    ("game.move_made", 1): _event(
+        "game.move_made", {"game": _INT, "version": _INT, "move": _STR, "state": GAME_VIEW_SCHEMA}
+    ),
+    ("game.move_undone", 1): _event("game.move_undone", {"game": _INT, "version": _INT, "state": GAME_VIEW_SCHEMA}),
+    ("game.progress", 1): _event("game.progress", {"game": _INT, "version": _INT, "summary": SUMMARY_SCHEMA}),
+    ("game.finished", 1): _event(
+        "game.finished",
+        {"game": _INT, "version": _INT, "outcome": {"enum": _OUTCOMES[1:]}, "score": _INT, "summary": SUMMARY_SCHEMA},
+    ),
+    ("challenge.stats", 1): _event(
+        "challenge.stats", {"challenge": _INT, "players": _INT, "playing": _INT, "finished": _INT, "wins": _INT}
+    ),
+    ("leaderboard.changed", 1): _event(
+        "leaderboard.changed", {"challenge": _INT, "board": _STR, "top": _TOP, "total": _INT}
+    ),
+    ("race.player_joined", 1): _event(
+        "race.player_joined", {"race": _STR, "version": _INT, "player": _PLAYER, "players": _INT}
+    ),
+    ("race.countdown", 1): _event(
+        "race.countdown", {"race": _STR, "version": _INT, "starts_at": _STR, "seconds": _INT}
+    ),
+    ("race.progress", 1): _event(
+        "race.progress", {"race": _STR, "version": _INT, "player": _PLAYER, "summary": RACE_SUMMARY_SCHEMA}
+    ),
+    ("race.finished", 1): _event(
+        "race.finished", {"race": _STR, "version": _INT, "results": _RESULTS, "seed": _STR}
+    ),
+}
+
+
+# ----------------------------------------------------------------- sending
+
+
+def _send_now(sends: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for group, event in sends:
+        try:
+            async_to_sync(layer.group_send)(group, {"type": LAYER_TYPE, "event": event})
+        except Exception:  # a lost event is recovered by the client's sync; the write stands
+            log.exception("could not publish %s to %s", event.get("type"), group)
+
+
+def _publish(sends: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send after the surrounding transaction commits (at once when there is none)."""
+    transaction.on_commit(lambda: _send_now(sends))
+
+
+# ----------------------------------------------------------------- payloads
+
+
+def move_made_payload(game: Game, *, move: str, view: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "game.move_made", "v": 1, "game": game.pk, "version": view["moves"], "move": move, "state": view}
+
+
+def progress_payload(game: Game, summary: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "game.progress", "v": 1, "game": game.pk, "version": game.move_count, "summary": summary}
+
+
+def finished_payload(game: Game, summary: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "game.finished",
+        "v": 1,
+        "game": game.pk,
+        "version": game.move_count,
+        "outcome": game.outcome,
+        "score": game.score if game.score is not None else summary["score"],
+        "summary": summary,
+    }
+
+
+# ----------------------------------------------------------------- games
+
+
+def publish_game_move_made(*, game: Game, state: EngineGame) -> None:
+    """A move was stored (the game row is locked by the caller); also publishes the end of the game."""
+    from .live import game_json, game_summary
+
+    summary = game_summary(game, state)
+    view = game_json(game, state)
+    sends = [
+        (game_group(game.pk, full=True), move_made_payload(game, move=str(state.moves[-1]), view=view)),
+        (game_group(game.pk, full=False), progress_payload(game, summary)),
+    ]
+    if game.ranked:
+        sends.append((challenge_group(game.challenge_id), progress_payload(game, summary)))
+    _publish(sends)
+    if game.is_finished:
+        publish_game_finished(game=game, state=state)
+
+
+def publish_game_finished(*, game: Game, state: EngineGame) -> None:
+    """The game ended (won, lost or resigned); a ranked end also moves the counts and the leaderboard."""
+    from .live import game_summary
+
+    payload = finished_payload(game, game_summary(game, state))
+    sends = [(game_group(game.pk, full=True), payload), (game_group(game.pk, full=False), payload)]
+    if game.ranked:
+        sends.append((challenge_group(game.challenge_id), payload))
+    _publish(sends)
+    if game.ranked:
+        _publish_challenge_changes(game.challenge_id, leaderboard=True)
+
+
+def publish_game_move_undone(*, game: Game, state: EngineGame) -> None:
+    from .live import game_json, game_summary
+
+    view = game_json(game, state)
+    undone = {"type": "game.move_undone", "v": 1, "game": game.pk, "version": game.move_count, "state": view}
+    _publish(
+        [
+            (game_group(game.pk, full=True), undone),
+            (game_group(game.pk, full=False), progress_payload(game, game_summary(game, state))),
+        ]
+    )
+
+
+def publish_game_started(*, game: Game) -> None:
+    """A ranked game began: the challenge room counts one more player."""
+    if game.ranked:
+        _publish_challenge_changes(game.challenge_id, leaderboard=False)
+
+
+def _publish_challenge_changes(challenge_id: int, *, leaderboard: bool) -> None:
+    """Counts and the top of the board are read after the commit, so they include this write."""
+
+    def send() -> None:
+        from .live import challenge_stats, challenge_top
+
+        sends = [(challenge_group(challenge_id), {"type": "challenge.stats", "v": 1, "challenge": challenge_id,
+                                                  **challenge_stats(challenge_id=challenge_id)})]
+        if leaderboard:
+            top = challenge_top(challenge_id=challenge_id)
+            sends.append((challenge_group(challenge_id), {"type": "leaderboard.changed", "v": 1,
+                                                          "challenge": challenge_id, **top}))
+        _send_now(sends)
+
+    transaction.on_commit(send)
+
+
+# ----------------------------------------------------------------- races
+
+
+def publish_race_event(*, code: str, event: dict[str, Any]) -> None:
+    """A race changed (the race row is locked by the caller); ``event`` is one of the ``race.*`` payloads."""
+    _publish([(race_group(code), event)])

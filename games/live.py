@@ -1,0 +1,202 @@
+"""Reads for the live layer: who may see cards, game summaries, resyncs, replays, the challenge room.
+
+Everything a socket sends is built here or in ``games.events`` from what the database holds, so
+any message can be rebuilt after it was lost.  A summary never carries a card; a full view is
+the REST game view (the engine's ``visible()``), for the owner and for viewers past the spoiler
+line (docs/live.md, *Spoilers*).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Max, Q
+
+from games.engine import Game as EngineGame
+from games.engine import parse_move
+from piramide_site.errors import NotFound
+
+from .models import DailyChallenge, Game
+from .selectors import challenge_is_over, game_engine_state, game_view
+
+FULL = "full"
+SUMMARY = "summary"
+ROOM_GAMES = 50
+ROOM_TOP = 10
+
+
+def player_ref(user: Any) -> dict[str, Any]:
+    return {"id": user.pk, "display_name": user.display_name}
+
+
+def game_json(game: Game, state: EngineGame | None = None) -> dict[str, Any]:
+    """The game view exactly as the REST API renders it (dates as ISO strings)."""
+    from .apis import GameOutputSerializer
+
+    return dict(GameOutputSerializer(game_view(game, state)).data)
+
+
+def game_summary(game: Game, state: EngineGame) -> dict[str, Any]:
+    """Progress without a single card: what a viewer before the spoiler line may see."""
+    return {
+        "game": game.pk,
+        "challenge": game.challenge_id,
+        "ranked": game.ranked,
+        "player": player_ref(game.player),
+        "moves": game.move_count,
+        "score": game.score if game.score is not None else state.score,
+        "pyramid_left": state.geometry.size - bin(state.removed).count("1"),
+        "finished": game.is_finished,
+        "outcome": game.outcome,
+    }
+
+
+def viewer_sees_cards(*, game: Game, viewer: Any) -> bool:
+    """The spoiler line: the owner, anyone once the day is over, or a player whose own ranked game is over."""
+    if viewer is not None and viewer.is_authenticated and viewer.pk == game.player_id:
+        return True
+    if challenge_is_over(game.challenge):
+        return True
+    if viewer is None or not viewer.is_authenticated:
+        return False
+    return (
+        Game.objects.filter(challenge_id=game.challenge_id, player_id=viewer.pk, ranked=True)
+        .exclude(outcome=Game.Outcome.IN_PROGRESS)
+        .exists()
+    )
+
+
+def live_game_get(*, game_id: int) -> Game:
+    game = Game.objects.select_related("challenge", "player").filter(pk=game_id).first()
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    return game
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What a game socket learns when it opens or resyncs: the game, the viewer's view, the messages."""
+
+    game: Game
+    view: str
+    messages: list[dict[str, Any]]
+
+
+def game_sync(*, game_id: int, viewer: Any, since: int | None) -> Opening:
+    """The messages that bring a client up to date: the missed moves when that is safe, else a full state.
+
+    Missed moves are replayed only for ranked games (they cannot undo, so a version names one
+    position for ever) and only for gaps of at most ``LIVE_RESYNC_GAP`` moves.
+    """
+    from . import events
+
+    game = live_game_get(game_id=game_id)
+    view = FULL if viewer_sees_cards(game=game, viewer=viewer) else SUMMARY
+    state = game_engine_state(game)
+    version = game.move_count
+    messages: list[dict[str, Any]] = []
+    if view == SUMMARY:
+        messages.append({"type": "summary", "version": version, "summary": game_summary(game, state)})
+    elif game.ranked and since is not None and 0 <= since <= version and version - since <= settings.LIVE_RESYNC_GAP:
+        position = EngineGame.replay(game.challenge.deal, state.moves[:since])
+        for number, move in enumerate(state.moves[since:], start=since + 1):
+            position = position.apply(move)
+            body = _view_at(game, position, final=number == version)
+            messages.append({**events.move_made_payload(game, move=str(move), view=body), "replayed": True})
+    else:
+        messages.append({"type": "state", "version": version, "game": game_json(game, state)})
+    if view == FULL and game.is_finished and not (messages and messages[-1]["type"] == "state"):
+        messages.append(events.finished_payload(game, game_summary(game, state)))
+    messages.append({"type": "synced", "version": version})
+    return Opening(game, view, messages)
+
+
+def _view_at(game: Game, position: EngineGame, *, final: bool) -> dict[str, Any]:
+    """The game view as it was right after a move of the log: only the last move can have ended it."""
+    body = game_json(game, position)
+    if not final:
+        body.update(outcome=Game.Outcome.IN_PROGRESS.value, moves=len(position.moves), score=position.score)
+        body.update(finished_at=None, state=position.visible())
+    return body
+
+
+def game_pong(*, game_id: int) -> dict[str, Any]:
+    row = Game.objects.filter(pk=game_id).values("move_count", "outcome").first()
+    if row is None:
+        raise NotFound(f"there is no game {game_id}")
+    return {"type": "pong", "version": row["move_count"], "finished": row["outcome"] != Game.Outcome.IN_PROGRESS}
+
+
+def game_replay(*, game_id: int) -> dict[str, Any]:
+    """Every position of a game, from the deal to now: for move-by-move viewing past the spoiler line."""
+    game = live_game_get(game_id=game_id)
+    position = EngineGame.start(game.challenge.deal)
+    start = position.visible()
+    steps = []
+    for number, text in enumerate(game.moves.order_by("number").values_list("notation", flat=True), start=1):
+        position = position.apply(parse_move(text))
+        steps.append({"number": number, "move": text, "state": position.visible()})
+    return {"type": "replay", "game": game.pk, "version": game.move_count, "start": start, "steps": steps}
+
+
+# ----------------------------------------------------------------- the challenge room
+
+
+def challenge_stats(*, challenge_id: int) -> dict[str, int]:
+    counts = Game.objects.filter(challenge_id=challenge_id, ranked=True).aggregate(
+        players=Count("id"),
+        playing=Count("id", filter=Q(outcome=Game.Outcome.IN_PROGRESS)),
+        wins=Count("id", filter=Q(outcome=Game.Outcome.WON)),
+    )
+    return {
+        "players": counts["players"],
+        "playing": counts["playing"],
+        "finished": counts["players"] - counts["playing"],
+        "wins": counts["wins"],
+    }
+
+
+def challenge_top(*, challenge_id: int, limit: int = ROOM_TOP) -> dict[str, Any]:
+    from leaderboard.boards import Board
+    from leaderboard.selectors import leaderboard_page
+
+    page = leaderboard_page(board=Board.for_challenge(challenge_id), limit=limit)
+    top = [
+        {
+            "rank": row["rank"],
+            "player": {"id": row["player_id"], "display_name": row["display_name"]},
+            "points": row["points"],
+            "moves": row["moves"],
+        }
+        for row in page["entries"]
+    ]
+    return {"board": page["board"], "top": top, "total": page["total"]}
+
+
+def challenge_room_snapshot(*, challenge_id: int) -> dict[str, Any]:
+    """Who is playing now (the most recently active ranked games), the counts and the top of the board."""
+    challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
+    if challenge is None:
+        raise NotFound(f"there is no challenge {challenge_id}")
+    playing = (
+        Game.objects.filter(challenge=challenge, ranked=True, outcome=Game.Outcome.IN_PROGRESS)
+        .select_related("challenge", "player")
+        .annotate(last_move=Max("moves__created_at"))
+        .order_by("-last_move", "-started_at")[:ROOM_GAMES]
+    )
+    return {
+        "type": "room.snapshot",
+        "v": 1,
+        "challenge": {
+            "id": challenge.pk,
+            "date": challenge.date.isoformat(),
+            "preset": challenge.preset,
+            "is_over": challenge_is_over(challenge),
+        },
+        "games": [game_summary(game, game_engine_state(game)) for game in playing],
+        "stats": challenge_stats(challenge_id=challenge.pk),
+        "top": challenge_top(challenge_id=challenge.pk)["top"],
+        "interval": settings.LIVE_ROOM_INTERVAL,
+    }

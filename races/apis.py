@@ -1,0 +1,159 @@
+"""Thin DRF views for race rooms, one class per operation (docs/live.md, *Race rooms*)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.engine import PRESETS
+
+from . import selectors, services
+
+
+class PlayerSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    display_name = serializers.CharField()
+
+
+class SummarySerializer(serializers.Serializer):
+    moves = serializers.IntegerField()
+    score = serializers.IntegerField()
+    pyramid_left = serializers.IntegerField()
+    finished = serializers.BooleanField()
+    outcome = serializers.CharField()
+
+
+class RacePlayerSerializer(serializers.Serializer):
+    player = PlayerSerializer()
+    summary = SummarySerializer()
+
+
+class ResultSerializer(serializers.Serializer):
+    place = serializers.IntegerField()
+    player = PlayerSerializer()
+    outcome = serializers.CharField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    pyramid_left = serializers.IntegerField()
+    finished_at = serializers.CharField(allow_null=True)
+
+
+class RaceOutputSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The room's name in its link /races/<code>/.")
+    preset = serializers.CharField()
+    status = serializers.ChoiceField(choices=["lobby", "countdown", "running", "finished"])
+    version = serializers.IntegerField()
+    host = PlayerSerializer()
+    countdown = serializers.IntegerField()
+    starts_at = serializers.CharField(allow_null=True)
+    finished_at = serializers.CharField(allow_null=True)
+    players = RacePlayerSerializer(many=True)
+    results = ResultSerializer(many=True, allow_null=True)
+    seed = serializers.CharField(allow_null=True, help_text="Revealed once the race is finished.")
+
+
+class RaceGameOutputSerializer(serializers.Serializer):
+    race = serializers.CharField()
+    outcome = serializers.CharField()
+    moves = serializers.IntegerField(help_text="Send this number back as 'seen' with the next move.")
+    score = serializers.IntegerField()
+    finished_at = serializers.CharField(allow_null=True)
+    state = serializers.JSONField(help_text="The engine's visible() view.")
+
+
+def _race(race: Any, code: int = status.HTTP_200_OK) -> Response:
+    return Response(selectors.race_view(race), status=code)
+
+
+def _game(play: services.RacePlay) -> Response:
+    return Response(selectors.race_game_view(play.race, play.entry, play.state))
+
+
+class RaceCreateApi(APIView):
+    """Open a race room with a fresh deal the solver proves winnable; you are its host."""
+
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        preset = serializers.ChoiceField(choices=list(PRESETS))
+
+    @extend_schema(request=InputSerializer, responses={201: RaceOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return _race(services.race_create(host=request.user, **data.validated_data), status.HTTP_201_CREATED)
+
+
+class RaceDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=RaceOutputSerializer)
+    def get(self, request: Request, code: str) -> Response:
+        return _race(selectors.race_get(code=code))
+
+
+class RaceJoinApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=RaceOutputSerializer)
+    def post(self, request: Request, code: str) -> Response:
+        return _race(services.race_join(code=code, player=request.user))
+
+
+class RaceStartApi(APIView):
+    """The host starts the countdown."""
+
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        countdown = serializers.IntegerField(required=False, min_value=3, max_value=30)
+
+    @extend_schema(request=InputSerializer, responses=RaceOutputSerializer)
+    def post(self, request: Request, code: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return _race(services.race_start(code=code, player=request.user, **data.validated_data))
+
+
+class RaceGameApi(APIView):
+    """My game in the race (404 before the countdown ends or when I have not joined)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=RaceGameOutputSerializer)
+    def get(self, request: Request, code: str) -> Response:
+        game = selectors.race_game_for_player(code=code, player=request.user)
+        if game is None:
+            return Response(
+                {"error": "not_found", "message": "you have no game in this race yet"}, status=status.HTTP_404_NOT_FOUND
+            )
+        return Response(game)
+
+
+class RaceMoveMakeApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "moves"
+
+    class InputSerializer(serializers.Serializer):
+        move = serializers.CharField(max_length=16, help_text="Engine notation: D, R, 7.1, 7.1+S, B3, T")
+        seen = serializers.IntegerField(min_value=0, help_text="How many moves of your race game you have seen.")
+
+    @extend_schema(request=InputSerializer, responses=RaceGameOutputSerializer)
+    def post(self, request: Request, code: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return _game(services.race_move_make(code=code, player=request.user, **data.validated_data))
+
+
+class RaceResignApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=RaceGameOutputSerializer)
+    def post(self, request: Request, code: str) -> Response:
+        return _game(services.race_resign(code=code, player=request.user))

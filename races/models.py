@@ -1,0 +1,98 @@
+"""Race rooms: friends play one fresh deal at the same time; unranked (persistence only)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.db import models
+
+from games.engine import Deal, deal_from_seed, get_rules
+from games.models import PRESET_CHOICES
+
+
+class Race(models.Model):
+    class Status(models.TextChoices):
+        LOBBY = "lobby"
+        #: Started by the host: the countdown runs until ``starts_at``, then the race runs.
+        STARTED = "started"
+        FINISHED = "finished"
+
+    #: The room's name in its shared link: random, unguessable, URL-safe.
+    code = models.CharField(max_length=16, unique=True)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hosted_races")
+    preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
+    #: Secret until the race is finished.
+    seed = models.PositiveBigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
+    countdown = models.PositiveSmallIntegerField(default=5)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    #: Raised by every race event, so a client can tell it missed one.
+    version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"race {self.code} ({self.preset})"
+
+    @property
+    def deal(self) -> Deal:
+        return deal_from_seed(get_rules(self.preset), self.seed)
+
+    def phase(self, now: dt.datetime) -> str:
+        """lobby, countdown, running or finished: the countdown ends by the clock, not by a write."""
+        if self.status == self.Status.STARTED:
+            assert self.starts_at is not None
+            return "countdown" if now < self.starts_at else "running"
+        return str(self.status)
+
+
+class RaceEntry(models.Model):
+    """One player's game in a race: its record; the position is rebuilt from the deal and its moves."""
+
+    class Outcome(models.TextChoices):
+        IN_PROGRESS = "in_progress"
+        WON = "won"
+        LOST = "lost"
+        RESIGNED = "resigned"
+        #: The race ended (someone cleared the pyramid) while this game was still going.
+        STOPPED = "stopped"
+
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_entries")
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.IN_PROGRESS)
+    move_count = models.PositiveIntegerField(default=0)
+    score = models.IntegerField(default=0)
+    pyramid_left = models.PositiveIntegerField()
+    joined_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["joined_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["race", "player"], name="one_entry_per_player_and_race")]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.race}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.outcome != self.Outcome.IN_PROGRESS
+
+
+class RaceMove(models.Model):
+    """One accepted move of a race game; (entry, number) is unique, so none is stored twice."""
+
+    entry = models.ForeignKey(RaceEntry, on_delete=models.CASCADE, related_name="moves")
+    number = models.PositiveIntegerField()
+    notation = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["entry", "number"]
+        constraints = [models.UniqueConstraint(fields=["entry", "number"], name="one_race_move_per_number")]
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.notation}"

@@ -1,0 +1,241 @@
+"""Every write on races.  Each service says which row it locks; events leave through games.events.
+
+A race's moves all lock the race row: a race has at most ``RACE_MAX_PLAYERS`` players, and the
+lock is what makes "the first to clear the pyramid" exact and the race version gap-free.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework import status
+
+from games import events
+from games.engine import Game as EngineGame
+from games.engine import IllegalMoveError, NotationError, Outcome, get_rules, parse_move, score_moves
+from games.engine.rules import UnknownPresetError
+from games.live import player_ref
+from games.services import draw_seed
+from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotFound, ServiceError, StaleMove
+
+from .models import Race, RaceEntry, RaceMove
+from .selectors import pyramid_left, race_entries, race_entry_state, race_results, race_summary
+
+CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+CODE_LENGTH = 10
+COUNTDOWN_RANGE = (3, 30)
+
+
+class NotMember(ServiceError):
+    status_code, code = status.HTTP_403_FORBIDDEN, "not_member"
+
+
+class NotHost(ServiceError):
+    status_code, code = status.HTTP_403_FORBIDDEN, "not_host"
+
+
+class NotStarted(ServiceError):
+    status_code, code = status.HTTP_409_CONFLICT, "not_started"
+
+
+class NoWinnableDeal(ServiceError):
+    status_code, code = status.HTTP_503_SERVICE_UNAVAILABLE, "unavailable"
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def winnable_seed(preset: str) -> int:
+    """A fresh secret seed whose deal the solver proves winnable (runs with no transaction open)."""
+    from games.engine.solver import Verdict, solve
+
+    rules = get_rules(preset)
+    for _ in range(settings.RACE_WINNABLE_ATTEMPTS):
+        seed = draw_seed()
+        if solve(EngineGame.from_seed(rules.name, seed), time_limit=settings.RACE_SOLVE_TIME_LIMIT).verdict is Verdict.WINNABLE:
+            return seed
+    raise NoWinnableDeal(f"no winnable {preset} deal was found in time: try again")
+
+
+def race_create(*, host: Any, preset: str, seed: int | None = None) -> Race:
+    """Open a race room for a preset with a fresh winnable deal; the host joins it.  Locks nothing."""
+    try:
+        get_rules(preset)
+    except UnknownPresetError as error:
+        raise BadRequest(str(error)) from None
+    seed = winnable_seed(preset) if seed is None else seed
+    size = EngineGame.from_seed(preset, seed).geometry.size
+    for _ in range(5):
+        try:
+            with transaction.atomic():
+                race = Race.objects.create(code=new_code(), host=host, preset=preset, seed=seed, version=1)
+                RaceEntry.objects.create(race=race, player=host, pyramid_left=size)
+                return race
+        except IntegrityError:  # the code was taken: draw another
+            continue
+    raise Conflict("could not name the race: try again")
+
+
+def _locked_race(code: str) -> Race:
+    race = Race.objects.select_for_update().filter(code=code).first()
+    if race is None:
+        raise NotFound(f"there is no race {code!r}")
+    return race
+
+
+def _bump(race: Race, *fields: str) -> None:
+    race.version += 1
+    race.save(update_fields=["version", *fields])
+
+
+def race_join(*, code: str, player: Any) -> Race:
+    """Join a race in its lobby (joining twice changes nothing).  Locks the race row."""
+    with transaction.atomic():
+        race = _locked_race(code)
+        if race.entries.filter(player_id=player.pk).exists():
+            return race
+        if race.status != Race.Status.LOBBY:
+            raise Conflict("this race has started: it takes no more players")
+        players = race.entries.count()
+        if players >= settings.RACE_MAX_PLAYERS:
+            raise Conflict(f"this race is full ({settings.RACE_MAX_PLAYERS} players)")
+        RaceEntry.objects.create(race=race, player=player, pyramid_left=EngineGame.start(race.deal).geometry.size)
+        _bump(race)
+        events.publish_race_event(
+            code=race.code,
+            event={"type": "race.player_joined", "v": 1, "race": race.code, "version": race.version,
+                   "player": player_ref(player), "players": players + 1},
+        )
+    return race
+
+
+def race_start(*, code: str, player: Any, countdown: int | None = None) -> Race:
+    """The host starts the countdown; the race runs from ``starts_at``.  Locks the race row."""
+    countdown = settings.RACE_COUNTDOWN if countdown is None else countdown
+    low, high = COUNTDOWN_RANGE
+    if not low <= countdown <= high:
+        raise BadRequest(f"a countdown lasts from {low} to {high} seconds")
+    with transaction.atomic():
+        race = _locked_race(code)
+        if race.host_id != player.pk:
+            raise NotHost("only the host starts the race")
+        if race.status != Race.Status.LOBBY:
+            raise Conflict("this race has started already")
+        race.status = Race.Status.STARTED
+        race.countdown = countdown
+        race.starts_at = timezone.now() + dt.timedelta(seconds=countdown)
+        _bump(race, "status", "countdown", "starts_at")
+        events.publish_race_event(
+            code=race.code,
+            event={"type": "race.countdown", "v": 1, "race": race.code, "version": race.version,
+                   "starts_at": race.starts_at.isoformat(), "seconds": countdown},
+        )
+    return race
+
+
+@dataclass(frozen=True)
+class RacePlay:
+    race: Race
+    entry: RaceEntry
+    state: EngineGame
+
+
+def _playing_entry(race: Race, player: Any) -> RaceEntry:
+    entry = race.entries.select_related("player").filter(player_id=player.pk).first()
+    if entry is None:
+        raise NotMember("you have not joined this race")
+    if race.status == Race.Status.FINISHED:
+        raise GameFinished("the race is over")
+    if race.status == Race.Status.LOBBY or race.phase(timezone.now()) == "countdown":
+        raise NotStarted("the race has not started yet")
+    if entry.is_finished:
+        raise GameFinished(f"your race game is over ({entry.outcome})")
+    return entry
+
+
+def _progress(race: Race, entry: RaceEntry) -> None:
+    _bump(race)
+    events.publish_race_event(
+        code=race.code,
+        event={"type": "race.progress", "v": 1, "race": race.code, "version": race.version,
+               "player": player_ref(entry.player), "summary": race_summary(entry)},
+    )
+
+
+def _finish_race_if_over(race: Race, *, winner: RaceEntry | None) -> None:
+    """Close the race when someone cleared the pyramid or nobody is still playing."""
+    entries = race_entries(race)
+    if winner is None and any(not entry.is_finished for entry in entries):
+        return
+    now = timezone.now()
+    for entry in entries:
+        if not entry.is_finished:
+            entry.outcome = RaceEntry.Outcome.STOPPED
+            entry.finished_at = now
+            entry.save(update_fields=["outcome", "finished_at"])
+    race.status = Race.Status.FINISHED
+    race.finished_at = now
+    _bump(race, "status", "finished_at")
+    events.publish_race_event(
+        code=race.code,
+        event={"type": "race.finished", "v": 1, "race": race.code, "version": race.version,
+               "results": race_results(race, entries), "seed": str(race.seed)},
+    )
+
+
+def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
+    """Apply one move of the player's race game, sent with the moves the client has seen.
+
+    Locks the race row.  A stale, repeated or illegal move changes nothing; the move that clears
+    the pyramid first wins the race and closes it.
+    """
+    try:
+        parsed = parse_move(move.strip())
+    except NotationError as error:
+        raise IllegalMove(str(error)) from None
+    with transaction.atomic():
+        race = _locked_race(code)
+        entry = _playing_entry(race, player)
+        if seen != entry.move_count:
+            raise StaleMove(
+                f"your race game has {entry.move_count} moves and you have seen {seen}: reload it and try again",
+                moves=entry.move_count,
+            )
+        try:
+            state = race_entry_state(race, entry).apply(parsed)
+        except IllegalMoveError as error:
+            raise IllegalMove(str(error)) from None
+        entry.move_count += 1
+        RaceMove.objects.create(entry=entry, number=entry.move_count, notation=str(state.moves[-1]))
+        entry.score = state.score
+        entry.pyramid_left = pyramid_left(state)
+        if state.outcome is not Outcome.IN_PROGRESS:
+            entry.outcome = RaceEntry.Outcome.WON if state.outcome is Outcome.WON else RaceEntry.Outcome.LOST
+            entry.finished_at = timezone.now()
+            entry.score = score_moves(list(state.moves))
+        entry.save(update_fields=["move_count", "score", "pyramid_left", "outcome", "finished_at"])
+        _progress(race, entry)
+        if entry.is_finished:
+            _finish_race_if_over(race, winner=entry if entry.outcome == RaceEntry.Outcome.WON else None)
+    return RacePlay(race, entry, state)
+
+
+def race_resign(*, code: str, player: Any) -> RacePlay:
+    """Give up the player's race game; the race ends when nobody is still playing.  Locks the race row."""
+    with transaction.atomic():
+        race = _locked_race(code)
+        entry = _playing_entry(race, player)
+        state = race_entry_state(race, entry)
+        entry.outcome = RaceEntry.Outcome.RESIGNED
+        entry.finished_at = timezone.now()
+        entry.save(update_fields=["outcome", "finished_at"])
+        _progress(race, entry)
+        _finish_race_if_over(race, winner=None)
+    return RacePlay(race, entry, state)
