@@ -225,7 +225,7 @@ class GameConsumer(LiveConsumer):
         await self.send_json(self._hello())
         query = parse_qs(self.scope.get("query_string", b"").decode())
         since = query.get("since", [None])[0]
-        await self._sync(int(since) if since is not None and since.isdigit() else None)
+        await self._resync(int(since) if since is not None and since.isdigit() else None)
 
     def _hello(self) -> dict[str, Any]:
         user = self.user
@@ -245,7 +245,7 @@ class GameConsumer(LiveConsumer):
         await self.join(events.game_group(self.game_id, full=view == live.FULL))
         await self.leave(events.game_group(self.game_id, full=view != live.FULL))
 
-    async def _sync(self, since: int | None) -> None:
+    async def _resync(self, since: int | None) -> None:
         opening = await database_sync_to_async(live.game_sync)(game_id=self.game_id, viewer=self.user, since=since)
         if opening.view != self.view:
             await self._take_view(opening.view)
@@ -282,7 +282,7 @@ class GameConsumer(LiveConsumer):
         await self._answer(services.game_move_undo, ref, seen=seen)
 
     async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
-        await self._sync(field_int(content, "since", required=False))
+        await self._resync(field_int(content, "since", required=False))
 
     async def on_ping(self, content: dict[str, Any], ref: str | None) -> None:
         pong = await database_sync_to_async(live.game_pong)(game_id=self.game_id)

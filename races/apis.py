@@ -112,7 +112,7 @@ class RaceStartApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
-        countdown = serializers.IntegerField(required=False, min_value=3, max_value=30)
+        countdown = serializers.IntegerField(required=False, help_text="Seconds, from 3 to 30 (default 5).")
 
     @extend_schema(request=InputSerializer, responses=RaceOutputSerializer)
     def post(self, request: Request, code: str) -> Response:

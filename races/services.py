@@ -29,7 +29,7 @@ from .selectors import pyramid_left, race_entries, race_entry_state, race_result
 
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 CODE_LENGTH = 10
-COUNTDOWN_RANGE = (3, 30)
+COUNTDOWN_MAX = 30
 
 
 class NotMember(ServiceError):
@@ -119,7 +119,7 @@ def race_join(*, code: str, player: Any) -> Race:
 def race_start(*, code: str, player: Any, countdown: int | None = None) -> Race:
     """The host starts the countdown; the race runs from ``starts_at``.  Locks the race row."""
     countdown = settings.RACE_COUNTDOWN if countdown is None else countdown
-    low, high = COUNTDOWN_RANGE
+    low, high = settings.RACE_COUNTDOWN_MIN, COUNTDOWN_MAX
     if not low <= countdown <= high:
         raise BadRequest(f"a countdown lasts from {low} to {high} seconds")
     with transaction.atomic():

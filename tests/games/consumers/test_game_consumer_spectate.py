@@ -1,0 +1,125 @@
+"""Watching a game over /ws/games/<id>/: both sides of the spoiler line, over the socket.
+
+Before the viewer's own ranked game of the challenge is over (and while the day lasts), every
+message is a summary with no card in it; afterwards the viewer gets every move live, and replays.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import jsonschema
+import pytest
+from channels.db import database_sync_to_async
+
+from games.events import SCHEMAS, SUMMARY_SCHEMA
+from games.services import game_move_make, game_ranked_start, game_resign
+from tests.factories import make_challenge
+from tests.sockets import Socket, cards_in
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+async def watch(game, cookie=None):
+    socket = await Socket(f"/ws/games/{game.pk}/", cookie).open()
+    hello = await socket.expect("hello")
+    return socket, hello
+
+
+async def play(game, player, moves, start=0):
+    for seen, move in enumerate(moves, start=start):
+        await database_sync_to_async(game_move_make)(game_id=game.pk, player=player, move=move, seen=seen)
+
+
+async def test_a_player_whose_ranked_game_is_running_sees_only_summaries(challenge, alice, alice_game, bob, bob_cookie, line):
+    await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob)
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == "summary" and hello["role"] == "spectator"
+    summary = await socket.expect("summary")
+    jsonschema.validate(summary["summary"], SUMMARY_SCHEMA)
+    await socket.expect("synced")
+    await play(alice_game, alice, line[:6])
+    for version in range(1, 7):
+        progress = await socket.expect("game.progress")
+        jsonschema.validate(progress, SCHEMAS[("game.progress", 1)])
+        assert progress["version"] == version
+    await play(alice_game, alice, line[6:], start=6)
+    finished = await socket.until("game.finished")
+    assert finished["outcome"] == "won" and finished["summary"]["pyramid_left"] == 0
+    await socket.send(type="replay")
+    assert (await socket.expect("error"))["code"] == "spoiler"
+    await socket.send(type="sync", since=0)
+    assert (await socket.expect("summary"))["version"] == len(line)
+    assert all(not cards_in(message) for message in socket.received), "a summary socket never sees a card"
+    await socket.close()
+
+
+async def test_an_anonymous_viewer_sees_only_summaries_while_the_day_lasts(alice, alice_game, line):
+    socket, hello = await watch(alice_game)
+    assert hello["view"] == "summary"
+    await socket.until("synced")
+    await play(alice_game, alice, line[:3])
+    for _ in range(3):
+        await socket.expect("game.progress")
+    assert all(not cards_in(message) for message in socket.received)
+    await socket.close()
+
+
+async def test_a_player_whose_ranked_game_is_over_watches_every_move_live(challenge, alice, alice_game, bob, bob_cookie, line):
+    bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
+    await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == "full"
+    assert (await socket.expect("state"))["game"]["state"]["rows"]
+    await socket.expect("synced")
+    await play(alice_game, alice, line[:4])
+    for version, move in enumerate(line[:4], start=1):
+        made = await socket.expect("game.move_made")
+        jsonschema.validate(made, SCHEMAS[("game.move_made", 1)])
+        assert (made["version"], made["move"]) == (version, move)
+        assert cards_in(made), "the card scan finds the face-up cards of a full view"
+    await socket.close()
+
+
+async def test_a_finished_game_replays_move_by_move_past_the_spoiler_line(challenge, alice, alice_game, bob, bob_cookie, line):
+    bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
+    await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
+    await play(alice_game, alice, line)
+    socket, _ = await watch(alice_game, bob_cookie)
+    await socket.until("synced")
+    await socket.send(type="replay", ref="r")
+    replay = await socket.expect("replay")
+    assert replay["ref"] == "r" and replay["version"] == len(line)
+    assert [step["move"] for step in replay["steps"]] == line
+    assert replay["start"]["moves"] == 0 and replay["steps"][-1]["state"]["outcome"] == "won"
+    await socket.close()
+
+
+async def test_finishing_ones_own_game_lifts_the_line_on_the_next_sync(challenge, alice, alice_game, bob, bob_cookie, line):
+    bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
+    await play(alice_game, alice, line[:2])
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == "summary"
+    await socket.until("synced")
+    await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
+    await socket.send(type="sync", since=0)
+    upgraded = await socket.expect("hello")
+    assert upgraded["view"] == "full"
+    missed = [await socket.expect("game.move_made") for _ in range(2)]
+    assert [m["move"] for m in missed] == line[:2]
+    await socket.expect("synced")
+    await play(alice_game, alice, line[2:3], start=2)
+    assert (await socket.expect("game.move_made"))["version"] == 3
+    await socket.close()
+
+
+async def test_anyone_watches_in_full_once_the_challenge_day_is_over(alice, bob_cookie, transactional_db):
+    from games.models import Game
+
+    yesterday = await database_sync_to_async(make_challenge)(date=dt.date.today() - dt.timedelta(days=2))
+    game = await database_sync_to_async(Game.objects.create)(challenge=yesterday, player=alice, ranked=True)
+    for cookie in (bob_cookie, None):
+        socket, hello = await watch(game, cookie)
+        assert hello["view"] == "full"
+        await socket.expect("state")
+        await socket.close()

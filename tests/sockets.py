@@ -1,0 +1,80 @@
+"""Socket clients for the live-layer tests: the real ASGI application, in memory.
+
+Every socket goes through the whole stack of ``piramide_site.asgi`` (origin check, session
+authentication, routing), so the tests see what a browser would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+ORIGIN = b"http://127.0.0.1"
+#: A card in the engine's text form (``7s``, ``Td``) standing alone.
+CARD = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK][cdhs])(?![A-Za-z0-9])")
+
+
+def session_cookie(user: Any) -> str:
+    """A signed-in session for ``user`` (a committed row: call it outside the event loop)."""
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+def cards_in(message: dict[str, Any]) -> set[str]:
+    return set(CARD.findall(json.dumps(message)))
+
+
+class Socket:
+    def __init__(self, path: str, cookie: str | None = None, origin: bytes | None = ORIGIN) -> None:
+        from piramide_site.asgi import application
+
+        headers = [(b"origin", origin)] if origin is not None else []
+        if cookie is not None:
+            headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
+        self.communicator = WebsocketCommunicator(application, path, headers=headers)
+        self.received: list[dict[str, Any]] = []
+
+    async def open(self) -> Socket:
+        connected, code = await self.communicator.connect(timeout=5)
+        assert connected, f"refused with {code}"
+        return self
+
+    async def send(self, **message: Any) -> None:
+        await self.communicator.send_json_to(message)
+
+    async def send_text(self, text: str) -> None:
+        await self.communicator.send_to(text_data=text)
+
+    async def recv(self, timeout: float = 3) -> dict[str, Any]:
+        message = await self.communicator.receive_json_from(timeout=timeout)
+        self.received.append(message)
+        return message
+
+    async def expect(self, kind: str, timeout: float = 3) -> dict[str, Any]:
+        message = await self.recv(timeout)
+        assert message["type"] == kind, message
+        return message
+
+    async def until(self, kind: str, timeout: float = 3) -> dict[str, Any]:
+        """Skip messages until one of ``kind`` arrives."""
+        while True:
+            message = await self.recv(timeout)
+            if message["type"] == kind:
+                return message
+
+    async def quiet(self, timeout: float = 0.2) -> bool:
+        return await self.communicator.receive_nothing(timeout=timeout)
+
+    async def closed_with(self, timeout: float = 3) -> int:
+        output = await self.communicator.receive_output(timeout=timeout)
+        assert output["type"] == "websocket.close", output
+        return int(output.get("code", 1000))
+
+    async def close(self) -> None:
+        await self.communicator.disconnect()
