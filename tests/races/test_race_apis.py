@@ -1,0 +1,63 @@
+"""Race REST endpoints: create, read, join, start, play and resign, documented in the schema."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from races.models import Race
+
+from .conftest import SEED
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def friend_api(other_player):
+    client = APIClient()
+    client.force_login(other_player)
+    return client
+
+
+def test_the_whole_race_flow_over_rest(player_api, friend_api, race_line, monkeypatch):
+    monkeypatch.setattr("races.services.winnable_seed", lambda preset: SEED)
+    created = player_api.post("/api/races/", {"preset": "classic"}, format="json")
+    assert created.status_code == 201, created.json()
+    code = created.json()["code"]
+    assert created.json()["status"] == "lobby" and created.json()["seed"] is None
+    joined = friend_api.post(f"/api/races/{code}/join/")
+    assert [row["player"]["display_name"] for row in joined.json()["players"]] == ["Alice", "Bob"]
+    assert friend_api.get(f"/api/races/{code}/game/").status_code == 404
+    refused = friend_api.post(f"/api/races/{code}/start/", {}, format="json")
+    assert refused.status_code == 403 and refused.json()["error"] == "not_host"
+    assert player_api.post(f"/api/races/{code}/start/", {"countdown": 0}, format="json").json()["status"] == "running"
+    game = player_api.get(f"/api/races/{code}/game/").json()
+    assert game["moves"] == 0 and game["state"]["legal_moves"]
+    for seen, move in enumerate(race_line):
+        response = player_api.post(f"/api/races/{code}/moves/", {"move": move, "seen": seen}, format="json")
+        assert response.status_code == 200, response.json()
+    assert response.json()["outcome"] == "won"
+    final = friend_api.get(f"/api/races/{code}/").json()
+    assert final["status"] == "finished" and final["results"][0]["player"]["display_name"] == "Alice"
+    assert final["seed"] == str(SEED)
+
+
+def test_race_errors_keep_the_api_shape(player_api, friend_api, player):
+    from races.services import race_create
+
+    race = race_create(host=player, preset="classic", seed=SEED)
+    assert friend_api.post(f"/api/races/{race.code}/moves/", {"move": "D", "seen": 0}, format="json").json()["error"] == "not_member"
+    early = player_api.post(f"/api/races/{race.code}/moves/", {"move": "D", "seen": 0}, format="json")
+    assert early.status_code == 409 and early.json()["error"] == "not_started"
+    Race.objects.filter(pk=race.pk).update(status=Race.Status.STARTED, starts_at=timezone.now())
+    stale = player_api.post(f"/api/races/{race.code}/moves/", {"move": "D", "seen": 4}, format="json")
+    assert stale.status_code == 409 and stale.json() == {**stale.json(), "error": "stale", "moves": 0}
+    assert player_api.get("/api/races/nosuchrace/").status_code == 404
+    assert APIClient().post("/api/races/", {"preset": "classic"}, format="json").status_code == 403
+
+
+def test_the_race_endpoints_are_in_the_schema(api):
+    schema = api.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
+    for path in ("/api/races/", "/api/races/{code}/join/", "/api/races/{code}/start/", "/api/races/{code}/moves/"):
+        assert path in schema

@@ -1,0 +1,97 @@
+"""A race end to end over /ws/races/<code>/: create, join, countdown, play the same deal, see progress, results."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+
+from races.services import race_create
+from tests.factories import make_player
+from tests.sockets import Socket, cards_in, session_cookie
+
+from .conftest import SEED
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def host(transactional_db):
+    return make_player("host", display_name="Host")
+
+
+@pytest.fixture
+def friend(transactional_db):
+    return make_player("friend", display_name="Friend")
+
+
+@pytest.fixture
+def race(host):
+    return race_create(host=host, preset="classic", seed=SEED)
+
+
+async def enter(race, cookie):
+    socket = await Socket(f"/ws/races/{race.code}/", cookie).open()
+    assert (await socket.expect("hello"))["race"] == race.code
+    return socket, await socket.expect("race.state")
+
+
+async def test_a_race_from_the_lobby_to_the_results_table(race, host, friend, race_line, settings):
+    settings.LIVE_RATE_BURST = 1000
+    host_socket, state = await enter(race, await database_sync_to_async(session_cookie)(host))
+    assert state["me"] == {"member": True, "host": True, "game": None}
+    friend_socket, state = await enter(race, await database_sync_to_async(session_cookie)(friend))
+    assert state["me"]["member"] is False
+
+    await friend_socket.send(type="join", ref="j")
+    assert (await friend_socket.until("race.state"))["me"]["member"] is True
+    joined = await host_socket.expect("race.player_joined")
+    assert joined["player"]["display_name"] == "Friend" and joined["players"] == 2
+
+    await friend_socket.send(type="start")
+    assert (await friend_socket.until("error"))["code"] == "not_host"
+    await host_socket.send(type="start", countdown=1)
+    countdown = await friend_socket.until("race.countdown")
+    assert countdown["seconds"] == 1 and countdown["version"] > joined["version"]
+    await friend_socket.send(type="move", move="D", seen=0)
+    assert (await friend_socket.until("error"))["code"] == "not_started"
+
+    started = await friend_socket.until("race.started", timeout=5)
+    host_started = await host_socket.until("race.started", timeout=5)
+    assert started["game"]["state"] == host_started["game"]["state"], "everyone plays the same deal"
+
+    await friend_socket.send(type="move", move=race_line[0], seen=0)
+    assert (await friend_socket.until("move.ok"))["version"] == 1
+    progress = await host_socket.until("race.progress")
+    assert progress["player"]["display_name"] == "Friend" and progress["summary"]["moves"] == 1
+    assert not cards_in(progress), "racers see each other's progress, not their cards"
+
+    for seen, move in enumerate(race_line):
+        await host_socket.send(type="move", move=move, seen=seen)
+        reply = await host_socket.until("move.ok")
+    assert reply["game"]["outcome"] == "won"
+    finished = await friend_socket.until("race.finished")
+    assert [row["player"]["display_name"] for row in finished["results"]] == ["Host", "Friend"]
+    assert finished["seed"] == str(SEED)
+
+    await friend_socket.send(type="sync")
+    final = await friend_socket.until("race.state")
+    assert final["race"]["status"] == "finished" and final["me"]["game"]["outcome"] == "stopped"
+    await host_socket.close()
+    await friend_socket.close()
+
+
+async def test_a_race_room_needs_a_signed_in_player_and_an_existing_race(race, friend):
+    anonymous = await Socket(f"/ws/races/{race.code}/").open()
+    assert (await anonymous.expect("error"))["code"] == "unauthenticated"
+    assert await anonymous.closed_with() == 4401
+    cookie = await database_sync_to_async(session_cookie)(friend)
+    missing = await Socket("/ws/races/nosuchrace/", cookie).open()
+    assert (await missing.expect("error"))["code"] == "not_found"
+    assert await missing.closed_with() == 4404
+
+
+async def test_ping_answers_with_the_race_version(race, host):
+    socket, state = await enter(race, await database_sync_to_async(session_cookie)(host))
+    await socket.send(type="ping")
+    assert (await socket.expect("pong"))["version"] == state["version"]
+    await socket.close()

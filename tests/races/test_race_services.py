@@ -1,0 +1,145 @@
+"""Race services: create with a winnable deal, join, start, play, and the table that closes a race."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.engine.solver import Verdict, solve
+from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, StaleMove
+from races.models import Race, RaceEntry, RaceMove
+from races.selectors import race_view
+from races.services import (
+    NotHost,
+    NotMember,
+    NotStarted,
+    race_create,
+    race_join,
+    race_move_make,
+    race_resign,
+    race_start,
+)
+from tests.factories import make_player
+
+from .conftest import SEED
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def race(player, other_player):
+    race = race_create(host=player, preset="classic", seed=SEED)
+    race_join(code=race.code, player=other_player)
+    return race
+
+
+def started(race, player):
+    race = race_start(code=race.code, player=player, countdown=0)
+    return race
+
+
+def test_a_new_race_has_a_fresh_deal_the_solver_proves_winnable(player):
+    race = race_create(host=player, preset="classic")
+    assert len(race.code) == 10 and race.status == Race.Status.LOBBY
+    assert solve(EngineGame.start(race.deal), time_limit=10).verdict is Verdict.WINNABLE
+    assert list(race.entries.values_list("player_id", flat=True)) == [player.pk]
+    other = race_create(host=player, preset="classic")
+    assert (other.code, other.seed) != (race.code, race.seed)
+
+
+def test_an_unknown_preset_is_refused(player):
+    with pytest.raises(BadRequest, match="preset"):
+        race_create(host=player, preset="hexagon", seed=1)
+
+
+def test_joining_twice_changes_nothing_and_a_full_or_started_race_takes_no_one(race, player, settings):
+    race.refresh_from_db()
+    version = race.version
+    race_join(code=race.code, player=player)
+    race.refresh_from_db()
+    assert race.version == version and race.entries.count() == 2
+    settings.RACE_MAX_PLAYERS = 2
+    with pytest.raises(Conflict, match="full"):
+        race_join(code=race.code, player=make_player("carol"))
+    settings.RACE_MAX_PLAYERS = 8
+    started(race, player)
+    with pytest.raises(Conflict, match="started"):
+        race_join(code=race.code, player=make_player("dave"))
+
+
+def test_only_the_host_starts_and_only_once(race, player, other_player):
+    with pytest.raises(NotHost):
+        race_start(code=race.code, player=other_player)
+    with pytest.raises(BadRequest, match="countdown"):
+        race_start(code=race.code, player=player, countdown=99)
+    race = race_start(code=race.code, player=player, countdown=5)
+    assert race.phase(timezone.now()) == "countdown"
+    assert race.phase(timezone.now() + dt.timedelta(seconds=6)) == "running"
+    with pytest.raises(Conflict):
+        race_start(code=race.code, player=player)
+
+
+def test_no_move_before_the_countdown_ends_nor_from_an_outsider(race, player):
+    with pytest.raises(NotStarted):
+        race_move_make(code=race.code, player=player, move="D", seen=0)
+    race_start(code=race.code, player=player, countdown=5)
+    with pytest.raises(NotStarted):
+        race_move_make(code=race.code, player=player, move="D", seen=0)
+    Race.objects.filter(pk=race.pk).update(starts_at=timezone.now())
+    with pytest.raises(NotMember):
+        race_move_make(code=race.code, player=make_player("eve"), move="D", seen=0)
+    assert race_move_make(code=race.code, player=player, move="D", seen=0).entry.move_count == 1
+
+
+def test_stale_and_illegal_race_moves_change_nothing(race, player, race_line):
+    started(race, player)
+    race_move_make(code=race.code, player=player, move=race_line[0], seen=0)
+    with pytest.raises(StaleMove):
+        race_move_make(code=race.code, player=player, move=race_line[1], seen=0)
+    with pytest.raises(IllegalMove):
+        race_move_make(code=race.code, player=player, move="1.1+S", seen=1)
+    assert RaceMove.objects.filter(entry__race=race).count() == 1
+
+
+def test_the_first_to_clear_the_pyramid_wins_and_closes_the_race(race, player, other_player, race_line):
+    started(race, player)
+    race_move_make(code=race.code, player=other_player, move=race_line[0], seen=0)
+    for seen, move in enumerate(race_line):
+        play = race_move_make(code=race.code, player=player, move=move, seen=seen)
+    assert play.entry.outcome == RaceEntry.Outcome.WON
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+    view = race_view(race)
+    assert [row["player"]["id"] for row in view["results"]] == [player.pk, other_player.pk]
+    assert [row["outcome"] for row in view["results"]] == ["won", "stopped"]
+    assert view["seed"] == str(SEED)
+    with pytest.raises(GameFinished):
+        race_move_make(code=race.code, player=other_player, move=race_line[1], seen=1)
+
+
+def test_when_everyone_gives_up_the_highest_score_wins(race, player, other_player, race_line):
+    started(race, player)
+    for seen, move in enumerate(race_line[:10]):
+        race_move_make(code=race.code, player=other_player, move=move, seen=seen)
+    race_resign(code=race.code, player=other_player)
+    race.refresh_from_db()
+    assert race.status == Race.Status.STARTED, "the race goes on while someone still plays"
+    race_move_make(code=race.code, player=player, move=race_line[0], seen=0)
+    race_resign(code=race.code, player=player)
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+    results = race_view(race)["results"]
+    assert results[0]["player"]["id"] == other_player.pk and results[0]["score"] > results[1]["score"]
+    assert [row["place"] for row in results] == [1, 2]
+
+
+def test_a_race_view_shows_summaries_and_keeps_the_seed_until_the_end(race, player, race_line):
+    started(race, player)
+    race_move_make(code=race.code, player=player, move=race_line[0], seen=0)
+    view = race_view(race)
+    assert view["seed"] is None and view["results"] is None
+    assert view["players"][0]["summary"]["moves"] == 1
+    assert "state" not in view["players"][0]["summary"]
