@@ -1,5 +1,6 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
+from django.views.i18n import JavaScriptCatalog, set_language
 
 from . import views
 
@@ -15,4 +16,16 @@ urlpatterns = [
         auth_views.PasswordChangeView.as_view(template_name="frontend/form.html", success_url="/"),
         name="password",
     ),
+    path("challenges/<int:challenge_id>/play/", views.ranked_start, name="ranked-start"),
+    path("challenges/<int:challenge_id>/practice/", views.practice_start, name="practice-start"),
+    path("challenges/<int:challenge_id>/room/", views.room, name="room"),
+    path("games/<int:game_id>/", views.game_page, name="game"),
+    path("games/<int:game_id>/replay.json", views.game_replay, name="game-replay"),
+    path("games/<int:game_id>/watch/", views.watch, name="watch"),
+    path("leaderboards/", views.leaderboards, name="leaderboards"),
+    path("profile/", views.profile, name="profile"),
+    path("races/", views.race_new, name="race-new"),
+    path("races/<str:code>/", views.race_page, name="race"),
+    path("language/", set_language, name="set-language"),
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["frontend"]), name="jsi18n"),
 ]

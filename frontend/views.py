@@ -1,37 +1,49 @@
-"""The few server-rendered pages `make run` needs: today's challenges, sign up, sign in, sign out.
+"""The pages of the site.  Thin: each reads through a selector or calls one service, then renders.
 
-The full browser client is a later piece of work; until then, play happens through the API
-(its docs page at /api/docs/ works with the session these pages sign in).
+Play itself happens in the browser (static/frontend/js/), over the play socket and the REST API.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib.auth import login
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
-from games.selectors import challenges_for_day, local_today
-from leaderboard.boards import Board
-from leaderboard.selectors import leaderboard_page
-from piramide_site.errors import ServiceError
 from accounts.services import user_create
+from games import selectors as game_selectors
+from games import services as game_services
+from games.engine import PRESETS
+from games.models import DailyChallenge, Game
+from leaderboard import selectors as board_selectors
+from leaderboard.boards import Board
+from piramide_site.errors import ServiceError
+
+from . import selectors
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    today = local_today()
-    rows = [
-        {"challenge": c, "top": leaderboard_page(board=Board.for_challenge(c.pk), limit=10)}
-        for c in challenges_for_day(date=today)
-    ]
-    return render(request, "frontend/home.html", {"today": today, "rows": rows})
+    context = {
+        "today": game_selectors.local_today(),
+        "rows": selectors.home_rows(player=request.user),
+        "seconds_left": selectors.seconds_to_next_day(),
+        "streaks": board_selectors.player_streaks(player_id=request.user.pk) if request.user.is_authenticated else None,
+    }
+    return render(request, "frontend/home.html", context)
 
 
 class SignUpForm(forms.Form):
-    username = forms.RegexField(r"^[\w.@+-]{3,40}$", max_length=40)
-    display_name = forms.CharField(max_length=40, required=False, help_text="Shown on leaderboards; defaults to the username.")
-    email = forms.EmailField(required=False)
-    password = forms.CharField(widget=forms.PasswordInput)
+    username = forms.RegexField(r"^[\w.@+-]{3,40}$", max_length=40, label=_("Username"))
+    display_name = forms.CharField(
+        max_length=40, required=False, label=_("Display name"), help_text=_("Shown on leaderboards; defaults to the username.")
+    )
+    email = forms.EmailField(required=False, label=_("E-mail (optional)"))
+    password = forms.CharField(widget=forms.PasswordInput, label=_("Password"))
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -45,3 +57,139 @@ def signup(request: HttpRequest) -> HttpResponse:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("frontend:home")
     return render(request, "frontend/signup.html", {"form": form})
+
+
+# ----------------------------------------------------------------- play
+
+
+def _start(request: HttpRequest, start: Callable[[], game_services.Play]) -> HttpResponse:
+    try:
+        play = start()
+    except ServiceError as error:
+        return render(request, "frontend/refused.html", {"message": error.message}, status=error.status_code)
+    return redirect("frontend:game", game_id=play.game.pk)
+
+
+@require_POST
+@login_required
+def ranked_start(request: HttpRequest, challenge_id: int) -> HttpResponse:
+    return _start(request, lambda: game_services.game_ranked_start(challenge_id=challenge_id, player=request.user)[0])
+
+
+@require_POST
+@login_required
+def practice_start(request: HttpRequest, challenge_id: int) -> HttpResponse:
+    return _start(request, lambda: game_services.game_practice_start(challenge_id=challenge_id, player=request.user))
+
+
+def _own_game(request: HttpRequest, game_id: int) -> Game:
+    game = Game.objects.select_related("challenge").filter(pk=game_id).first()
+    if game is None:
+        raise Http404
+    return game
+
+
+@login_required
+def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _own_game(request, game_id)
+    if game.player_id != request.user.pk:
+        return redirect("frontend:watch", game_id=game.pk)
+    challenge = game.challenge
+    config = {
+        "game": game_selectors.game_view(game),
+        "challenge": {
+            "id": challenge.pk,
+            "par": challenge.par,
+            "preset": challenge.preset,
+            "preset_label": selectors.preset_label(challenge.preset),
+            "day_number": selectors.day_number(challenge.date),
+        },
+        "urls": {"replay": f"/games/{game.pk}/replay.json"},
+    }
+    context = {"game": game, "challenge": challenge, "config": config, "label": config["challenge"]["preset_label"]}
+    return render(request, "frontend/play.html", context)
+
+
+@login_required
+def game_replay(request: HttpRequest, game_id: int) -> JsonResponse:
+    game = _own_game(request, game_id)
+    if game.player_id != request.user.pk:
+        raise Http404
+    return JsonResponse(selectors.game_replay(game=game))
+
+
+def watch(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = Game.objects.select_related("challenge", "player").filter(pk=game_id).first()
+    if game is None:
+        raise Http404
+    return render(request, "frontend/watch.html", {"game": game, "label": selectors.preset_label(game.challenge.preset)})
+
+
+def room(request: HttpRequest, challenge_id: int) -> HttpResponse:
+    challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
+    if challenge is None:
+        raise Http404
+    return render(request, "frontend/room.html", {"challenge": challenge, "label": selectors.preset_label(challenge.preset)})
+
+
+# ----------------------------------------------------------------- boards and people
+
+
+def leaderboards(request: HttpRequest) -> HttpResponse:
+    kind = request.GET.get("board", "today")
+    if kind not in ("today", "week", "all"):
+        kind = "today"
+    today = game_selectors.local_today()
+    challenges = game_selectors.challenges_for_day(date=today)
+    presets = [c.preset for c in challenges] or list(PRESETS)[:1]
+    preset = request.GET.get("preset", presets[0])
+    if preset not in PRESETS:
+        preset = presets[0]
+    challenge = next((c for c in challenges if c.preset == preset), None)
+    if kind == "today":
+        board = Board.for_challenge(challenge.pk) if challenge else None
+    elif kind == "week":
+        board = Board.for_week(preset, today)
+    else:
+        board = Board.all_time(preset)
+    page = board_selectors.leaderboard_page(board=board, limit=100) if board else {"entries": [], "total": 0}
+    mine = None
+    if board and request.user.is_authenticated:
+        mine = board_selectors.leaderboard_around(board=board, player_id=request.user.pk, radius=0)["rank"]
+    context = {
+        "kind": kind,
+        "preset": preset,
+        "presets": [(p, selectors.preset_label(p)) for p in presets],
+        "challenge": challenge,
+        "page": page,
+        "my_rank": mine,
+        "histogram": selectors.score_histogram(challenge=challenge) if challenge and kind == "today" else None,
+    }
+    return render(request, "frontend/leaderboards.html", context)
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    history = board_selectors.player_history(player_id=request.user.pk, limit=60)
+    for row in history:
+        row["label"] = selectors.preset_label(row["preset"])
+    context = {
+        "streaks": board_selectors.player_streaks(player_id=request.user.pk),
+        "history": history,
+        "months": selectors.played_calendar(player_id=request.user.pk),
+    }
+    return render(request, "frontend/profile.html", context)
+
+
+# ----------------------------------------------------------------- races
+
+
+@login_required
+def race_new(request: HttpRequest) -> HttpResponse:
+    presets = [(p, selectors.preset_label(p)) for p in PRESETS]
+    return render(request, "frontend/race_new.html", {"presets": presets})
+
+
+@login_required
+def race_page(request: HttpRequest, code: str) -> HttpResponse:
+    return render(request, "frontend/race.html", {"code": code})

@@ -1,0 +1,296 @@
+"""Fill the Italian and Spanish catalogues from the table below, then compile every catalogue.
+
+Run after `makemessages` (see frontend/locale/README.md); the .mo files are committed, so a
+fresh machine needs no GNU gettext to serve the three languages.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# msgid: (Italian, Spanish); a plural msgid maps to ((it one, it many), (es one, es many)).
+T: dict[str, tuple] = {
+    "Classic": ("Classica", "Clásica"),
+    "One pass": ("Un passaggio", "Una pasada"),
+    "Egyptian campaign": ("Campagna d'Egitto", "Campaña de Egipto"),
+    "Forty cards": ("Quaranta carte", "Cuarenta cartas"),
+    "Forty cards, open": ("Quaranta carte, scoperta", "Cuarenta cartas, descubierta"),
+    "Forty cards, house rules": ("Quaranta carte, regole di casa", "Cuarenta cartas, reglas de la casa"),
+    "Double pyramid": ("Piramide doppia", "Pirámide doble"),
+    "Pyramid": ("Piramide", "Pirámide"),
+    "Card in play from the stock": ("Carta in gioco dal tallone", "Carta en juego del mazo"),
+    "Skip to content": ("Vai al contenuto", "Ir al contenido"),
+    "Main": ("Principale", "Principal"),
+    "Leaderboards": ("Classifiche", "Clasificaciones"),
+    "Race a friend": ("Sfida un amico", "Reta a un amigo"),
+    "Sign out": ("Esci", "Salir"),
+    "Sign in": ("Accedi", "Entrar"),
+    "Sign up": ("Registrati", "Regístrate"),
+    "Language": ("Lingua", "Idioma"),
+    "Change": ("Cambia", "Cambiar"),
+    "Save": ("Salva", "Guardar"),
+    "Today's challenges": ("Le sfide di oggi", "Los desafíos de hoy"),
+    "Next deal in": ("Prossima smazzata tra", "Próximo reparto en"),
+    "Streak: %(days)s day played in a row": (
+        ("Serie: %(days)s giorno giocato di fila", "Serie: %(days)s giorni giocati di fila"),
+        ("Racha: %(days)s día jugado seguido", "Racha: %(days)s días jugados seguidos"),
+    ),
+    "best %(best)s": ("record %(best)s", "récord %(best)s"),
+    "%(days)s day won in a row": (
+        ("%(days)s giorno vinto di fila", "%(days)s giorni vinti di fila"),
+        ("%(days)s día ganado seguido", "%(days)s días ganados seguidos"),
+    ),
+    "Everyone plays the same deal today. Clear the pyramid by pairing cards that make 13.": (
+        "Oggi tutti giocano la stessa smazzata. Smonta la piramide accoppiando carte che fanno 13.",
+        "Hoy todos juegan el mismo reparto. Desmonta la pirámide emparejando cartas que suman 13.",
+    ),
+    "Par %(par)s": ("Par %(par)s", "Par %(par)s"),
+    "%(n)s player finished": (
+        ("%(n)s giocatore ha finito", "%(n)s giocatori hanno finito"),
+        ("%(n)s jugador ha terminado", "%(n)s jugadores han terminado"),
+    ),
+    "Played": ("Giocata", "Jugado"),
+    "points": ("punti", "puntos"),
+    "won": ("vinta", "ganada"),
+    "gave up": ("abbandonata", "abandonada"),
+    "lost": ("persa", "perdida"),
+    "playing": ("in corso", "en curso"),
+    "See your game": ("Rivedi la tua partita", "Ver tu partida"),
+    "Practise this deal": ("Allenati su questa smazzata", "Practica este reparto"),
+    "In progress": ("In corso", "En curso"),
+    "Resume": ("Riprendi", "Continuar"),
+    "Not played yet": ("Non ancora giocata", "Aún no jugado"),
+    "Play": ("Gioca", "Jugar"),
+    "Sign in to play": ("Accedi per giocare", "Entra para jugar"),
+    "Leaderboard": ("Classifica", "Clasificación"),
+    "Live room": ("Sala in diretta", "Sala en directo"),
+    "No challenge is scheduled for today yet.": ("Per oggi non c'è ancora nessuna sfida.", "Todavía no hay ningún desafío para hoy."),
+    "Period": ("Periodo", "Periodo"),
+    "Today": ("Oggi", "Hoy"),
+    "This week": ("Questa settimana", "Esta semana"),
+    "All time": ("Sempre", "Histórico"),
+    "Game": ("Gioco", "Juego"),
+    "You are number %(rank)s of %(total)s.": ("Sei al posto %(rank)s su %(total)s.", "Estás en el puesto %(rank)s de %(total)s."),
+    "par": ("par", "par"),
+    "Today's scores: %(n)s player": (
+        ("Punteggi di oggi: %(n)s giocatore", "Punteggi di oggi: %(n)s giocatori"),
+        ("Puntuaciones de hoy: %(n)s jugador", "Puntuaciones de hoy: %(n)s jugadores"),
+    ),
+    "the dashed line marks par (%(par)s)": ("la linea tratteggiata segna il par (%(par)s)", "la línea discontinua marca el par (%(par)s)"),
+    "Ranking": ("Graduatoria", "Clasificación"),
+    "Player": ("Giocatore", "Jugador"),
+    "Points": ("Punti", "Puntos"),
+    "Moves": ("Mosse", "Movimientos"),
+    "you": ("tu", "tú"),
+    "No finished games yet.": ("Nessuna partita finita per ora.", "Aún no hay partidas terminadas."),
+    "practice": ("allenamento", "práctica"),
+    "Score": ("Punti", "Puntos"),
+    "Par": ("Par", "Par"),
+    "Redeals left": ("Rigiri rimasti", "Vueltas restantes"),
+    "Cards left": ("Carte rimaste", "Cartas restantes"),
+    "Draw": ("Pesca", "Robar"),
+    "Undo": ("Annulla", "Deshacer"),
+    "Hint": ("Suggerimento", "Pista"),
+    "Give up": ("Abbandona", "Abandonar"),
+    "How to play": ("Come si gioca", "Cómo se juega"),
+    "Remove pairs of free cards that add up to 13 (10 with forty cards) by dragging one card onto the other. A king leaves alone: tap it. Tap the stock to draw; when it is empty, tap it to turn the waste over while redeals are left. Tapping two cards in turn does nothing.": (
+        "Togli coppie di carte libere che sommano 13 (10 con quaranta carte) trascinando una carta sull'altra. Il re se ne va da solo: toccalo. Tocca il tallone per pescare; quando è vuoto, toccalo per rigirare gli scarti finché restano rigiri. Toccare due carte in sequenza non produce niente.",
+        "Quita parejas de cartas libres que sumen 13 (10 con cuarenta cartas) arrastrando una carta sobre la otra. El rey se va solo: tócalo. Toca el mazo para robar; cuando esté vacío, tócalo para dar la vuelta al descarte mientras queden vueltas. Tocar dos cartas seguidas no hace nada.",
+    ),
+    "Keyboard: Tab to a card, Enter or Space to choose it, then Enter on its partner; Escape cancels; the arrow keys move between cards; D draws, R turns the waste over.": (
+        "Tastiera: Tab fino a una carta, Invio o Spazio per sceglierla, poi Invio sulla compagna; Esc annulla; le frecce si spostano tra le carte; D pesca, R rigira gli scarti.",
+        "Teclado: Tab hasta una carta, Intro o Espacio para elegirla, luego Intro en su pareja; Esc cancela; las flechas se mueven entre cartas; D roba, R da la vuelta al descarte.",
+    ),
+    "Where the game was lost": ("Dove si è persa la partita", "Dónde se perdió la partida"),
+    "Back to the game": ("Torna alla partita", "Volver a la partida"),
+    "Show me": ("Fammi vedere", "Muéstramelo"),
+    "Result to share": ("Risultato da condividere", "Resultado para compartir"),
+    "Copy result": ("Copia il risultato", "Copiar el resultado"),
+    "Close": ("Chiudi", "Cerrar"),
+    "days played in a row": ("giorni giocati di fila", "días jugados seguidos"),
+    "best run of days played": ("serie più lunga di giorni giocati", "mejor racha de días jugados"),
+    "days won in a row": ("giorni vinti di fila", "días ganados seguidos"),
+    "best run of days won": ("serie più lunga di giorni vinti", "mejor racha de días ganados"),
+    "Calendar": ("Calendario", "Calendario"),
+    "✓ played · ★ won": ("✓ giocato · ★ vinto", "✓ jugado · ★ ganado"),
+    "played": ("giocato", "jugado"),
+    "History": ("Storico", "Historial"),
+    "Day": ("Giorno", "Día"),
+    "Result": ("Esito", "Resultado"),
+    "not cleared": ("non smontata", "no completada"),
+    "see": ("vedi", "ver"),
+    "No finished daily game yet.": ("Ancora nessuna sfida del giorno finita.", "Aún no has terminado ningún desafío diario."),
+    "Change password": ("Cambia password", "Cambiar la contraseña"),
+    "Race": ("Gara", "Carrera"),
+    "Share this link with your friends:": ("Condividi questo link con i tuoi amici:", "Comparte este enlace con tus amigos:"),
+    "Link to this race": ("Link a questa gara", "Enlace a esta carrera"),
+    "Copy link": ("Copia link", "Copiar enlace"),
+    "Join the race": ("Partecipa alla gara", "Unirse a la carrera"),
+    "Start the countdown": ("Avvia il conto alla rovescia", "Iniciar la cuenta atrás"),
+    "Players": ("Giocatori", "Jugadores"),
+    "Results": ("Risultati", "Resultados"),
+    "Your game": ("La tua partita", "Tu partida"),
+    "Everyone in the room plays the same fresh deal at the same moment. The first to clear the pyramid wins; otherwise the best score when all have finished. Races do not count on the daily leaderboards.": (
+        "Tutti nella sala giocano la stessa smazzata nuova nello stesso momento. Vince chi smonta per primo la piramide; altrimenti il punteggio migliore quando tutti hanno finito. Le gare non contano nelle classifiche del giorno.",
+        "Todos en la sala juegan el mismo reparto nuevo al mismo tiempo. Gana quien desmonte primero la pirámide; si no, la mejor puntuación cuando todos hayan terminado. Las carreras no cuentan en las clasificaciones diarias.",
+    ),
+    "Create a race room": ("Crea una sala di gara", "Crear una sala de carrera"),
+    "That is not possible": ("Non si può", "No es posible"),
+    "Back to today's challenges": ("Torna alle sfide di oggi", "Volver a los desafíos de hoy"),
+    "live": ("in diretta", "en directo"),
+    "Playing now": ("In gioco ora", "Jugando ahora"),
+    "Finished": ("Finite", "Terminadas"),
+    "Wins": ("Vittorie", "Victorias"),
+    "Nobody is playing right now.": ("In questo momento non gioca nessuno.", "Ahora mismo no juega nadie."),
+    "Top of the leaderboard": ("In testa alla classifica", "Cabeza de la clasificación"),
+    "No account?": ("Non hai un account?", "¿No tienes cuenta?"),
+    "Watching": ("Stai guardando", "Mirando a"),
+    "%(name)s is playing": ("%(name)s sta giocando", "%(name)s está jugando"),
+    "You have not finished today's game of this challenge yet: to keep the deal a surprise you see only the progress, not the cards. Finish your own game to watch move by move.": (
+        "Non hai ancora finito la tua partita di oggi a questa sfida: per non rovinarti la sorpresa vedi solo l'andamento, non le carte. Finisci la tua partita per guardare mossa per mossa.",
+        "Aún no has terminado tu partida de hoy en este desafío: para no estropearte la sorpresa solo ves el progreso, no las cartas. Termina tu partida para verla jugada a jugada.",
+    ),
+    "Username": ("Nome utente", "Nombre de usuario"),
+    "Display name": ("Nome in classifica", "Nombre en la clasificación"),
+    "Shown on leaderboards; defaults to the username.": ("Compare nelle classifiche; se vuoto, il nome utente.", "Aparece en las clasificaciones; si está vacío, el nombre de usuario."),
+    "E-mail (optional)": ("E-mail (facoltativa)", "Correo (opcional)"),
+    "Password": ("Password", "Contraseña"),
+    # ------------------------------------------------------------- JavaScript
+    "face-down card": ("carta coperta", "carta boca abajo"),
+    "face-down card, free": ("carta coperta, libera", "carta boca abajo, libre"),
+    "face-down card, covered": ("carta coperta, bloccata", "carta boca abajo, bloqueada"),
+    "free": ("libera", "libre"),
+    "covered": ("bloccata", "bloqueada"),
+    "%(card)s, %(status)s": ("%(card)s, %(status)s", "%(card)s, %(status)s"),
+    "Turn the waste over (%(n)s redeals left)": ("Rigira gli scarti (rigiri rimasti: %(n)s)", "Da la vuelta al descarte (vueltas restantes: %(n)s)"),
+    "Draw a card (%(n)s in the stock)": ("Pesca una carta (%(n)s nel tallone)", "Roba una carta (%(n)s en el mazo)"),
+    "The stock is empty": ("Il tallone è vuoto", "El mazo está vacío"),
+    "Waste: %(n)s cards": ("Scarti: %(n)s carte", "Descarte: %(n)s cartas"),
+    "ace": ("asso", "as"),
+    "two": ("due", "dos"),
+    "three": ("tre", "tres"),
+    "four": ("quattro", "cuatro"),
+    "five": ("cinque", "cinco"),
+    "six": ("sei", "seis"),
+    "seven": ("sette", "siete"),
+    "eight": ("otto", "ocho"),
+    "nine": ("nove", "nueve"),
+    "ten": ("dieci", "diez"),
+    "jack": ("fante", "jota"),
+    "queen": ("donna", "reina"),
+    "king": ("re", "rey"),
+    "clubs": ("fiori", "tréboles"),
+    "diamonds": ("quadri", "diamantes"),
+    "hearts": ("cuori", "corazones"),
+    "spades": ("picche", "picas"),
+    "%(rank)s of %(suit)s": ("%(rank)s di %(suit)s", "%(rank)s de %(suit)s"),
+    "Card drawn": ("Carta pescata", "Carta robada"),
+    "Waste turned over": ("Scarti rigirati", "Descarte vuelto"),
+    "%(card)s removed": ("%(card)s tolto", "%(card)s retirado"),
+    "%(a)s and %(b)s removed": ("%(a)s e %(b)s tolti", "%(a)s y %(b)s retirados"),
+    "Not allowed: %(reason)s": ("Mossa non valida: %(reason)s", "Jugada no válida: %(reason)s"),
+    "the server refused the move": ("il server ha rifiutato la mossa", "el servidor rechazó la jugada"),
+    "Drag a card onto its partner to pair them": ("Trascina una carta sulla compagna per accoppiarle", "Arrastra una carta sobre su pareja para emparejarlas"),
+    "Selection cleared": ("Selezione annullata", "Selección anulada"),
+    "%(card)s is not free": ("%(card)s non è libera", "%(card)s no está libre"),
+    "%(card)s selected: now choose its partner": ("%(card)s scelta: ora scegli la compagna", "%(card)s elegida: ahora elige su pareja"),
+    "Move taken back": ("Mossa annullata", "Jugada deshecha"),
+    "Draw a card": ("Pesca una carta", "Roba una carta"),
+    "Turn the waste over": ("Rigira gli scarti", "Da la vuelta al descarte"),
+    "Hint: %(move)s": ("Suggerimento: %(move)s", "Pista: %(move)s"),
+    "You cleared the pyramid!": ("Hai smontato la piramide!", "¡Has desmontado la pirámide!"),
+    "You gave up": ("Hai abbandonato", "Has abandonado"),
+    "No move is left": ("Non resta nessuna mossa", "No queda ninguna jugada"),
+    "%(n)s above par": ("%(n)s sopra il par", "%(n)s por encima del par"),
+    "%(n)s below par": ("%(n)s sotto il par", "%(n)s por debajo del par"),
+    "Copied: paste it anywhere": ("Copiato: incollalo dove vuoi", "Copiado: pégalo donde quieras"),
+    "Rank %(rank)s of %(total)s": ("Posto %(rank)s su %(total)s", "Puesto %(rank)s de %(total)s"),
+    "This deal could not be won from the start.": ("Questa smazzata non si poteva vincere fin dall'inizio.", "Este reparto no se podía ganar desde el principio."),
+    "The solver could not find where the game was lost in time.": ("Il risolutore non ha trovato in tempo dove si è persa la partita.", "El resolvedor no encontró a tiempo dónde se perdió la partida."),
+    "The deal could still be won until your move %(n)s.": ("La smazzata si poteva ancora vincere fino alla tua mossa %(n)s.", "El reparto aún se podía ganar hasta tu jugada %(n)s."),
+    "Move %(n)s of %(total)s": ("Mossa %(n)s di %(total)s", "Jugada %(n)s de %(total)s"),
+    "Here you played %(fatal)s; the deal was lost from then on. A winning move was %(better)s.": (
+        "Qui hai giocato %(fatal)s; da lì la smazzata era persa. Una mossa vincente era %(better)s.",
+        "Aquí jugaste %(fatal)s; desde entonces el reparto estaba perdido. Una jugada ganadora era %(better)s.",
+    ),
+    "No winning move was found from here": ("Da qui non si trova una mossa vincente", "Desde aquí no se encuentra una jugada ganadora"),
+    "Give up this game? Your score so far counts.": ("Abbandonare la partita? Conta il punteggio fatto finora.", "¿Abandonar la partida? Cuenta la puntuación hasta ahora."),
+    "There is no undo in a race": ("In gara non si annulla", "En una carrera no se deshace"),
+    "The race is over: you finished in place %(place)s.": ("La gara è finita: sei arrivato al posto %(place)s.", "La carrera ha terminado: quedaste en el puesto %(place)s."),
+    "The race is over.": ("La gara è finita.", "La carrera ha terminado."),
+    "Go!": ("Via!", "¡Ya!"),
+    "Your game is over: waiting for the others…": ("La tua partita è finita: si aspettano gli altri…", "Tu partida ha terminado: esperando a los demás…"),
+    "Race on!": ("Gara in corso!", "¡Carrera en marcha!"),
+    "Waiting for the host to start…": ("Si aspetta che chi ha creato la gara la avvii…", "Esperando a que el anfitrión empiece…"),
+    "Join to race.": ("Partecipa per gareggiare.", "Únete para competir."),
+    "Connection lost: reconnecting…": ("Connessione persa: riconnessione…", "Conexión perdida: reconectando…"),
+    "Get ready…": ("Preparati…", "Prepárate…"),
+    "Link copied": ("Link copiato", "Enlace copiado"),
+    "Give up the race?": ("Abbandonare la gara?", "¿Abandonar la carrera?"),
+    "%(name)s: %(points)s points in %(moves)s moves": ("%(name)s: %(points)s punti in %(moves)s mosse", "%(name)s: %(points)s puntos en %(moves)s movimientos"),
+    "Piramide #%(day)s · %(preset)s": ("Piramide #%(day)s · %(preset)s", "Piramide #%(day)s · %(preset)s"),
+    "%(score)s points (par %(par)s)": ("%(score)s punti (par %(par)s)", "%(score)s puntos (par %(par)s)"),
+    "%(score)s points": ("%(score)s punti", "%(score)s puntos"),
+    "%(score)s points · %(moves)s moves · %(left)s cards left · %(outcome)s": (
+        "%(score)s punti · %(moves)s mosse · %(left)s carte rimaste · %(outcome)s",
+        "%(score)s puntos · %(moves)s movimientos · %(left)s cartas restantes · %(outcome)s",
+    ),
+}
+
+ENTRY = re.compile(r'((?:#.*\n)*)msgid ((?:".*"\n)+)(?:msgid_plural ((?:".*"\n)+))?((?:msgstr.*\n(?:".*"\n)*)+)')
+
+
+def _text(block: str) -> str:
+    return "".join(re.findall(r'"(.*)"', block)).encode().decode("unicode_escape").encode("latin-1").decode("utf-8")
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def fill(path: Path, index: int) -> list[str]:
+    source = path.read_text(encoding="utf-8")
+    missing: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        comments, msgid, plural, _old = match.groups()
+        key = _text(msgid)
+        if not key:
+            return match.group(0)
+        comments = comments.replace("#, fuzzy\n", "")
+        if key not in T:
+            missing.append(key)
+            return match.group(0)
+        value = T[key][index]
+        head = f"{comments}msgid {msgid}"
+        if plural:
+            one, many = value
+            return f"{head}msgid_plural {plural}msgstr[0] {_quote(one)}\nmsgstr[1] {_quote(many)}\n"
+        return f"{head}msgstr {_quote(value)}\n"
+
+    filled = ENTRY.sub(replace, source)
+    filled = re.sub(r'"Plural-Forms: [^"]*"', lambda _m: '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"', filled)
+    filled = filled.replace("#, fuzzy\nmsgid \"\"", "msgid \"\"")
+    path.write_text(filled, encoding="utf-8")
+    return missing
+
+
+def main() -> int:
+    missing: set[str] = set()
+    for language, index in (("it", 0), ("es", 1)):
+        for domain in ("django", "djangojs"):
+            missing.update(fill(HERE / language / "LC_MESSAGES" / f"{domain}.po", index))
+    for po in sorted(HERE.glob("*/LC_MESSAGES/*.po")):
+        subprocess.run(["msgfmt", "--check-format", "-o", str(po.with_suffix(".mo")), str(po)], check=True)
+    for key in sorted(missing):
+        print("untranslated:", key)
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Reads the pages need beyond the service's selectors: a player's day, a histogram, a calendar, a replay."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import Game as EngineGame
+from games.models import DailyChallenge, Game
+from games.selectors import challenge_day_end, challenges_for_day, game_moves, local_today
+from leaderboard.models import Score
+
+#: Day 1 of the share text's day count.
+DAY_ONE = dt.date(2026, 1, 1)
+
+PRESET_LABELS = {
+    "classic": _("Classic"),
+    "one-pass": _("One pass"),
+    "egyptian": _("Egyptian campaign"),
+    "forty": _("Forty cards"),
+    "forty-open": _("Forty cards, open"),
+    "forty-house": _("Forty cards, house rules"),
+    "double": _("Double pyramid"),
+}
+
+
+def preset_label(preset: str) -> str:
+    return str(PRESET_LABELS.get(preset, preset))
+
+
+def day_number(date: dt.date) -> int:
+    return (date - DAY_ONE).days + 1
+
+
+def home_rows(*, player: Any) -> list[dict[str, Any]]:
+    """Today's challenges, each with the player's ranked game and score if any."""
+    challenges = challenges_for_day(date=local_today())
+    games: dict[int, Game] = {}
+    if player.is_authenticated:
+        for game in Game.objects.filter(player=player, ranked=True, challenge__in=challenges):
+            games[game.challenge_id] = game
+    rows = []
+    for challenge in challenges:
+        game = games.get(challenge.pk)
+        players = Score.objects.filter(challenge=challenge).count()
+        rows.append(
+            {
+                "challenge": challenge,
+                "label": preset_label(challenge.preset),
+                "game": game,
+                "finished": game is not None and game.is_finished,
+                "players": players,
+            }
+        )
+    return rows
+
+
+def seconds_to_next_day() -> int:
+    today = DailyChallenge(date=local_today())
+    from django.utils import timezone
+
+    return max(0, int((challenge_day_end(today) - timezone.now()).total_seconds()))
+
+
+def score_histogram(*, challenge: DailyChallenge, bins: int = 12) -> dict[str, Any]:
+    """Today's scores in equal-width bins, and where par falls: the data of a small bar chart."""
+    points = list(Score.objects.filter(challenge=challenge).values_list("points", flat=True))
+    if not points:
+        return {"bars": [], "par_x": None, "total": 0}
+    low = min(points + ([challenge.par] if challenge.par is not None else []))
+    high = max(points + ([challenge.par] if challenge.par is not None else []))
+    width = max(1, -(-(high - low + 1) // bins))
+    counts = [0] * bins
+    for p in points:
+        counts[min(bins - 1, (p - low) // width)] += 1
+    tallest = max(counts)
+    step = 240 / bins
+    bars = []
+    for i, c in enumerate(counts):
+        height = round(90 * c / tallest, 1)
+        bars.append(
+            {
+                "count": c,
+                "low": low + i * width,
+                "high": low + (i + 1) * width - 1,
+                "x": round(i * step + 1, 1),
+                "y": round(95 - height, 1),
+                "w": round(step - 2, 1),
+                "h": height,
+            }
+        )
+    par_x = None
+    if challenge.par is not None:
+        par_x = round((challenge.par - low + 0.5) / (width * bins) * 240, 1)
+    return {"bars": bars, "par_x": par_x, "par": challenge.par, "total": len(points), "low": low, "high": low + width * bins - 1}
+
+
+def played_calendar(*, player_id: int, months: int = 3) -> list[dict[str, Any]]:
+    """The last few months as weeks of days, each marked played and won from the player's scores."""
+    today = local_today()
+    first = (today.replace(day=1) - dt.timedelta(days=31 * (months - 1))).replace(day=1)
+    results: dict[dt.date, bool] = {}
+    for date, won in Score.objects.filter(player_id=player_id, date__gte=first).values_list("date", "won"):
+        results[date] = results.get(date, False) or won
+    out = []
+    year, month = first.year, first.month
+    for _i in range(months):
+        weeks = []
+        for week in calendar.Calendar(firstweekday=0).monthdatescalendar(year, month):
+            weeks.append(
+                [
+                    {
+                        "date": d,
+                        "in_month": d.month == month,
+                        "played": d in results,
+                        "won": results.get(d, False),
+                        "today": d == today,
+                    }
+                    for d in week
+                ]
+            )
+        out.append({"first": dt.date(year, month, 1), "weeks": weeks})
+        month += 1
+        if month == 13:
+            year, month = year + 1, 1
+    return out
+
+
+def game_replay(*, game: Game) -> dict[str, Any]:
+    """Every position of a player's own game as they saw it, for the "show me" replay."""
+    deal = game.challenge.deal
+    state = EngineGame.start(deal)
+    start = state.visible()
+    steps = []
+    for number, move in enumerate(game_moves(game), start=1):
+        state = state.apply(move)
+        steps.append({"number": number, "move": str(move), "state": state.visible()})
+    return {"game": game.pk, "start": start, "steps": steps}

@@ -1,0 +1,153 @@
+// The play page of a daily game (ranked or practice).
+import { api } from "./api.js";
+import { Board } from "./board.js";
+import { Table } from "./game.js";
+import { copyText, shareText } from "./share.js";
+import { DailyTransport } from "./transport.js";
+
+const _ = (s) => (window.gettext ? window.gettext(s) : s);
+const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
+
+const config = JSON.parse(document.getElementById("play-config").textContent);
+const root = document.querySelector(".play");
+const status = {
+  score: root.querySelector("[data-stat=score]"),
+  moves: root.querySelector("[data-stat=moves]"),
+  redeals: root.querySelector("[data-stat=redeals]"),
+  left: root.querySelector("[data-stat=left]"),
+};
+
+let table;
+const transport = new DailyTransport(config.game.id, { onEvent: (message) => onEvent(message) });
+
+function showStatus(view) {
+  const state = view.state;
+  status.score.textContent = state.score;
+  status.moves.textContent = state.moves;
+  status.redeals.textContent = state.recycles_left;
+  status.left.textContent = state.pyramid_left;
+  transport.version = view.moves;
+}
+
+function onEvent(message) {
+  if (!table) return;
+  if (message.type === "state" && message.game) table.follow(message.game);
+  else if (message.type === "game.move_made" || message.type === "game.move_undone") {
+    if (message.state) table.follow(message.state);
+  } else if (message.type === "game.finished" && message.version !== table.confirmed.moves) {
+    transport.reload().then((fresh) => fresh.ok && table.follow(fresh.game));
+  }
+}
+
+// ------------------------------------------------------------ the end of a game
+
+const dialog = document.getElementById("game-over");
+
+async function finished(view) {
+  const state = view.state;
+  const won = view.outcome === "won";
+  dialog.querySelector(".title").textContent = won ? _("You cleared the pyramid!") : view.outcome === "resigned" ? _("You gave up") : _("No move is left");
+  dialog.querySelector(".final-score").textContent = view.score;
+  const par = config.challenge.par;
+  dialog.querySelector(".vs-par").textContent =
+    par == null ? "" : view.score >= par ? fmt(_("%(n)s above par"), { n: view.score - par }) : fmt(_("%(n)s below par"), { n: par - view.score });
+  dialog.querySelector(".par").textContent = par == null ? "–" : par;
+  const share = dialog.querySelector(".share");
+  const text = shareText({ state, dayNumber: config.challenge.day_number, presetLabel: config.challenge.preset_label, score: view.score, par, won });
+  share.onclick = async () => {
+    const ok = await copyText(text);
+    dialog.querySelector(".share-done").textContent = ok ? _("Copied: paste it anywhere") : text;
+  };
+  dialog.querySelector(".share-preview").textContent = text;
+  const review = dialog.querySelector(".review");
+  review.hidden = true;
+  if (!dialog.open) dialog.showModal();
+  if (view.ranked) {
+    try {
+      const board = await api("GET", `/api/leaderboards/challenges/${config.challenge.id}/?around=me&radius=0`);
+      dialog.querySelector(".rank").textContent = board.my_rank ? fmt(_("Rank %(rank)s of %(total)s"), { rank: board.my_rank, total: board.total }) : "";
+    } catch (_) {
+      // the rank is a nicety: the score is already shown
+    }
+  }
+  if (!won) loadReview();
+}
+
+async function loadReview() {
+  const review = dialog.querySelector(".review");
+  const text = review.querySelector(".review-text");
+  try {
+    const result = await api("GET", `/api/games/${config.game.id}/review/`);
+    if (result.start_verdict === "unwinnable") text.textContent = _("This deal could not be won from the start.");
+    else if (result.point_of_no_return == null) text.textContent = _("The solver could not find where the game was lost in time.");
+    else {
+      text.textContent = fmt(_("The deal could still be won until your move %(n)s."), { n: result.point_of_no_return });
+      review.querySelector(".show-me").hidden = false;
+      review.querySelector(".show-me").onclick = () => showMe(result);
+    }
+    review.hidden = false;
+  } catch (_) {
+    review.hidden = true;
+  }
+}
+
+// Replay the player's own moves up to the one after which the deal could no longer be won, then
+// point at the winning move the solver found instead.
+async function showMe(result) {
+  dialog.close();
+  const replay = await api("GET", config.urls.replay);
+  const frames = [replay.start, ...replay.steps.map((step) => step.state)];
+  const pnr = result.point_of_no_return;
+  const viewer = document.getElementById("replay");
+  const board = new Board(viewer.querySelector(".board"), { interactive: false });
+  const caption = viewer.querySelector(".caption");
+  root.hidden = true;
+  viewer.hidden = false;
+  for (let i = 0; i < pnr; i++) {
+    board.render(frames[i]);
+    caption.textContent = fmt(_("Move %(n)s of %(total)s"), { n: i, total: pnr });
+    await new Promise((resolve) => setTimeout(resolve, 450));
+  }
+  const fatal = replay.steps[pnr - 1].move;
+  const better = result.line[0];
+  board.render(frames[pnr - 1], { hint: better ? better.split("+") : [] });
+  caption.textContent = fmt(_("Here you played %(fatal)s; the deal was lost from then on. A winning move was %(better)s."), {
+    fatal,
+    better: better || "–",
+  });
+  viewer.querySelector(".back").onclick = () => {
+    viewer.hidden = true;
+    root.hidden = false;
+  };
+}
+
+// ------------------------------------------------------------ start
+
+table = new Table(root, { game: config.game, transport, onChange: showStatus, onFinished: finished });
+if (table.over) finished(config.game);
+
+const undo = root.querySelector("[data-action=undo]");
+if (undo) undo.addEventListener("click", () => table.undo());
+const hint = root.querySelector("[data-action=hint]");
+if (hint)
+  hint.addEventListener("click", async () => {
+    try {
+      const answer = await api("GET", `/api/games/${config.game.id}/hint/`);
+      if (answer.move) table.showHint(answer.move);
+      else table.flash(_("No winning move was found from here"));
+    } catch (error) {
+      table.flash(error.message);
+    }
+  });
+const resign = root.querySelector("[data-action=resign]");
+if (resign)
+  resign.addEventListener("click", async () => {
+    if (!confirm(_("Give up this game? Your score so far counts."))) return;
+    const result = await transport.resign();
+    if (result.ok) {
+      table.replace(result.game);
+      finished(result.game);
+    } else table.flash(result.message);
+  });
+root.querySelector("[data-action=draw]").addEventListener("click", () => table.draw());
+document.body.dataset.ready = "1";

@@ -1,0 +1,72 @@
+// Watch a game over its socket: the board when the spoiler rule allows it, else summaries only.
+import { socketUrl } from "./api.js";
+import { Board } from "./board.js";
+import { LiveSocket } from "./socket.js";
+import { outcomeText } from "./summary.js";
+
+const _ = (s) => (window.gettext ? window.gettext(s) : s);
+const root = document.querySelector(".watch");
+const gameId = root.dataset.game;
+const board = new Board(root.querySelector(".board"), { interactive: false });
+const stat = (name) => root.querySelector(`[data-stat=${name}]`);
+let version = null;
+let size = null;
+
+function showNumbers({ score, moves, pyramid_left, outcome }) {
+  stat("score").textContent = score;
+  stat("moves").textContent = moves;
+  stat("left").textContent = pyramid_left;
+  stat("outcome").textContent = outcomeText(outcome);
+  if (size) root.querySelector(".progress span").style.width = `${Math.round((100 * (size - pyramid_left)) / size)}%`;
+}
+
+function showGame(game) {
+  version = game.moves;
+  const state = game.state;
+  size = state.rows.reduce((n, row) => n + row.length, 0);
+  root.querySelector(".full-view").hidden = false;
+  root.querySelector(".spoiler").hidden = true;
+  board.render(state);
+  showNumbers({ score: game.score, moves: game.moves, pyramid_left: state.pyramid_left, outcome: game.outcome });
+}
+
+function showSummary(summary) {
+  root.querySelector(".full-view").hidden = true;
+  root.querySelector(".spoiler").hidden = false;
+  size = size || Math.max(summary.pyramid_left, 28);
+  showNumbers(summary);
+}
+
+const socket = new LiveSocket(socketUrl(`/ws/games/${gameId}/`), {
+  connectUrl: () => socketUrl(`/ws/games/${gameId}/${version != null ? `?since=${version}` : ""}`),
+  onOpen: () => (root.querySelector(".connection").textContent = ""),
+  onClose: () => (root.querySelector(".connection").textContent = _("Connection lost: reconnecting…")),
+  onMessage: (message) => {
+    switch (message.type) {
+      case "hello":
+        root.dataset.view = message.view;
+        break;
+      case "state":
+        showGame(message.game);
+        break;
+      case "summary":
+      case "game.progress":
+        showSummary(message.summary);
+        break;
+      case "game.move_made":
+        if (version == null || message.version === version + 1) showGame(message.state);
+        else if (message.version > version + 1) socket.send({ type: "sync", since: version });
+        break;
+      case "game.move_undone":
+        showGame(message.state);
+        break;
+      case "game.finished":
+        if (message.summary) showNumbers(message.summary);
+        stat("outcome").textContent = outcomeText(message.outcome);
+        break;
+      default:
+        break;
+    }
+    document.body.dataset.ready = "1";
+  },
+});

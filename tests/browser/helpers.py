@@ -1,0 +1,59 @@
+"""What a person does in the browser, as steps the tests share."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from games.engine import Game
+from games.engine.solver import solve
+
+_names = itertools.count(1)
+
+
+def sign_up(page: Any, site: Any, name: str | None = None) -> str:
+    name = name or f"player{next(_names)}x{id(page) % 10000}"
+    page.goto("/signup/")
+    page.fill("#id_username", name)
+    page.fill("#id_password", "correct-horse-battery-9")
+    page.click("form.stack button[type=submit]")
+    page.wait_for_url(site.url + "/")
+    return name
+
+
+def start_ranked(page: Any, preset: str = "classic") -> None:
+    page.click(f"li[data-preset={preset}] button.primary")
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def winning_line(preset: str, seed: int) -> list[str]:
+    return [str(move) for move in solve(Game.from_seed(preset, seed)).line]
+
+
+def card(page: Any, ref: str) -> Any:
+    return page.locator(f'.play .card[data-ref="{ref}"]')
+
+
+def drag(page: Any, source: str, target: str) -> None:
+    """Press on one card, move in small steps onto the other, release: a pointer drag."""
+    a = card(page, source).bounding_box()
+    b = card(page, target).bounding_box()
+    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.3)
+    page.mouse.down()
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] * 0.3, steps=6)
+    page.mouse.up()
+
+
+def wait_confirmed(page: Any, moves: int) -> None:
+    page.wait_for_selector(f".play[data-confirmed='{moves}']:not(.pending)")
+
+
+def play_move(page: Any, move: str) -> None:
+    """Make one move the way a player does: tap the stock to draw or redeal, tap a king, drag a pair."""
+    if move in ("D", "R"):
+        page.click(".play .stock-pile")
+    elif "+" in move:
+        first, second = move.split("+")
+        drag(page, first, second)
+    else:
+        card(page, move).click()

@@ -1,0 +1,100 @@
+"""Playing a daily deal in the browser: drags, taps, refusals, the keyboard, the end screen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.engine import Game, parse_move
+
+from .conftest import ARTIFACTS, CLASSIC_SEED
+from .helpers import card, drag, play_move, sign_up, start_ranked, wait_confirmed, winning_line
+
+
+def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, page: Any) -> None:
+    name = sign_up(page, site)
+    start_ranked(page)
+    page.screenshot(path=str(ARTIFACTS / "play-desktop.png"))
+    line = winning_line("classic", CLASSIC_SEED)
+    for number, move in enumerate(line, start=1):
+        play_move(page, move)
+        wait_confirmed(page, number)
+    expected = Game.from_seed("classic", CLASSIC_SEED)
+    for move in line:
+        expected = expected.apply(parse_move(move))
+    dialog = page.locator("dialog#game-over")
+    dialog.wait_for(state="visible")
+    assert dialog.locator(".final-score").inner_text() == str(expected.score)
+    dialog.locator(".rank").filter(has_text="1").wait_for()
+    page.screenshot(path=str(ARTIFACTS / "play-won.png"))
+    share = dialog.locator(".share-preview").inner_text()
+    assert "🟩🟩🟩🟩🟩🟩🟩" in share and str(expected.score) in share
+    page.goto("/leaderboards/?board=today&preset=classic")
+    mine = page.locator("tr.me")
+    assert name in mine.inner_text() and str(expected.score) in mine.inner_text()
+
+
+def test_a_refused_drop_snaps_back_and_shows_the_servers_reason(site: Any, page: Any) -> None:
+    sign_up(page, site)
+    start_ranked(page)
+    # 7.1 and 7.2 (2♦ and 7♦) make 9, not 13: the server refuses the pair.
+    first_place = card(page, "7.1").bounding_box()
+    drag(page, "7.1", "7.2")
+    toast = page.locator(".play .toast")
+    toast.wait_for(state="visible")
+    assert "13" in toast.inner_text()
+    assert card(page, "7.1").count() == 1 and card(page, "7.2").count() == 1
+    page.wait_for_function("!document.querySelector('.card.snapping')")
+    page.wait_for_timeout(500)  # the refused cards' shake
+    assert card(page, "7.1").bounding_box() == first_place
+    assert page.locator(".play").get_attribute("data-confirmed") == "0"
+
+
+def test_tapping_two_cards_in_turn_does_nothing(site: Any, page: Any) -> None:
+    sign_up(page, site)
+    start_ranked(page)
+    line = winning_line("classic", CLASSIC_SEED)
+    first_pair = next(move for move in line if "+" in move and "S" not in move)
+    for ref in first_pair.split("+"):
+        card(page, ref).click()
+    page.wait_for_timeout(300)
+    assert page.locator(".play").get_attribute("data-confirmed") == "0"
+    assert all(card(page, ref).count() == 1 for ref in first_pair.split("+"))
+
+
+def test_keyboard_only_play_of_several_moves(site: Any, page: Any) -> None:
+    sign_up(page, site)
+    start_ranked(page)
+    line = winning_line("classic", CLASSIC_SEED)[:6]
+    for number, move in enumerate(line, start=1):
+        if move == "D":
+            page.keyboard.press("d")
+        elif move == "R":
+            page.keyboard.press("r")
+        else:
+            for ref in move.split("+"):
+                card(page, ref).focus()
+                page.keyboard.press("Enter")
+        wait_confirmed(page, number)
+    assert page.locator("[data-stat=moves]").inner_text() == str(len(line))
+
+
+def test_cards_are_named_for_screen_readers_in_italian(site: Any, page: Any) -> None:
+    sign_up(page, site)
+    start_ranked(page)
+    labels = [card(page, f"7.{i}").get_attribute("aria-label") for i in range(1, 8)]
+    assert all(label.endswith(", libera") for label in labels), labels
+    assert card(page, "1.1").get_attribute("aria-label").endswith(", bloccata")
+    assert "fiori" in " ".join(labels + [card(page, "1.1").get_attribute("aria-label")]) or "picche" in " ".join(labels)
+
+
+def test_the_play_page_on_a_phone_with_the_face_down_cards_of_forty(site: Any, new_context: Any) -> None:
+    page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2).new_page()
+    sign_up(page, site)
+    start_ranked(page, "classic")
+    page.screenshot(path=str(ARTIFACTS / "play-phone.png"))
+    page.goto("/")
+    start_ranked(page, "forty")
+    backs = page.locator(".play .pyramid .card.back")
+    assert backs.count() == 15
+    assert backs.first.get_attribute("aria-label") == "carta coperta, bloccata"
+    page.screenshot(path=str(ARTIFACTS / "play-phone-forty.png"))
