@@ -1,0 +1,106 @@
+"""The pages around play: home in three languages, spectating within the spoiler rule, a race."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS
+from .helpers import play_move, sign_up, start_ranked, wait_confirmed
+
+
+@pytest.mark.parametrize(
+    ("locale", "heading", "play_button"),
+    [("it-IT", "Le sfide di oggi", "Classica"), ("en-GB", "Today's challenges", "Classic"), ("es-ES", "Los desafíos de hoy", "Clásica")],
+)
+def test_the_home_page_speaks_italian_english_and_spanish(site: Any, new_context: Any, locale: str, heading: str, play_button: str) -> None:
+    page = new_context(locale=locale).new_page()
+    page.goto("/")
+    assert heading in page.locator("h1").inner_text()
+    assert page.locator("li[data-preset=classic] h2").inner_text() == play_button
+    assert page.locator("html").get_attribute("lang") == locale[:2]
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", page.locator("#countdown").inner_text())
+    page.screenshot(path=str(ARTIFACTS / f"home-{locale[:2]}.png"))
+
+
+def test_a_language_chosen_from_the_menu_is_remembered(site: Any, new_context: Any) -> None:
+    page = new_context(locale="it-IT").new_page()
+    page.goto("/")
+    page.select_option("#language-select", "es")
+    page.wait_for_load_state()
+    assert "Los desafíos de hoy" in page.locator("h1").inner_text()
+    page.goto("/leaderboards/")
+    assert page.locator("h1").inner_text() == "Clasificaciones"
+
+
+def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any, new_context: Any) -> None:
+    player = new_context().new_page()
+    sign_up(player, site)
+    start_ranked(player)
+    for number, move in enumerate(["D", "D"], start=1):
+        play_move(player, move)
+        wait_confirmed(player, number)
+    watched = re.search(r"/games/(\d+)/", player.url).group(1)
+
+    spectator = new_context().new_page()
+    sign_up(spectator, site)
+    spectator.goto(f"/games/{watched}/watch/")
+    spectator.wait_for_selector("[data-stat=moves]:text('2')")
+    assert spectator.locator(".watch .spoiler").is_visible()
+    assert spectator.locator(".watch .card").count() == 0
+    assert not re.search(r"\b[A2-9TJQK][cdhs]\b", spectator.content().split('id="main"')[1])
+
+    player.keyboard.press("d")
+    wait_confirmed(player, 3)
+    spectator.wait_for_selector("[data-stat=moves]:text('3')")
+    assert spectator.locator(".watch .card").count() == 0
+
+    spectator.goto("/")
+    start_ranked(spectator)
+    spectator.once("dialog", lambda dialog: dialog.accept())
+    spectator.click("[data-action=resign]")
+    spectator.locator("dialog#game-over").wait_for(state="visible")
+
+    spectator.goto(f"/games/{watched}/watch/")
+    spectator.wait_for_selector(".watch .full-view .pyramid .card")
+    assert spectator.locator(".watch .spoiler").is_hidden()
+    assert spectator.locator(".watch .pyramid .card").count() == 28
+
+
+def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> None:
+    host = new_context().new_page()
+    sign_up(host, site)
+    host.goto("/races/")
+    host.select_option("#race-preset", "classic")
+    host.click("form.race-new button")
+    host.wait_for_url(re.compile(r"/races/\w+/$"))
+    host.wait_for_function("document.querySelector('.share-link').value !== ''")
+    link = host.locator(".share-link").input_value()
+    assert link == host.url
+
+    friend = new_context().new_page()
+    sign_up(friend, site)
+    friend.goto(link)
+    friend.click(".race .join")
+    host.wait_for_selector("[data-list=players] li:nth-child(2)")
+
+    host.click(".race .start")
+    for page in (host, friend):
+        page.wait_for_selector(".race .big-count:not([hidden])")
+    for page in (host, friend):
+        page.wait_for_selector("body[data-playing='1']", timeout=15_000)
+
+    host.click(".race .play .stock-pile")
+    host.wait_for_selector(".race .play[data-confirmed='1']")
+    friend.wait_for_selector("[data-list=players] li:has-text('1 ')")
+    host.screenshot(path=str(ARTIFACTS / "race-host.png"))
+
+    for page in (host, friend):
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click(".race .play [data-action=resign]")
+    for page in (host, friend):
+        page.wait_for_selector(".race .results:not([hidden]) tbody tr:nth-child(2)")
+    assert host.locator(".race .results tr.me").count() == 1
+    friend.screenshot(path=str(ARTIFACTS / "race-results.png"))
