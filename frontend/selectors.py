@@ -101,7 +101,8 @@ def score_histogram(*, challenge: DailyChallenge, bins: int = 12) -> dict[str, A
 def played_calendar(*, player_id: int, months: int = 3) -> list[dict[str, Any]]:
     """The last few months as weeks of days, each marked played and won from the player's scores."""
     today = local_today()
-    first = (today.replace(day=1) - dt.timedelta(days=31 * (months - 1))).replace(day=1)
+    index = today.year * 12 + today.month - 1 - (months - 1)
+    first = dt.date(index // 12, index % 12 + 1, 1)
     results: dict[dt.date, bool] = {}
     for date, won in Score.objects.filter(player_id=player_id, date__gte=first).values_list("date", "won"):
         results[date] = results.get(date, False) or won

@@ -1,0 +1,120 @@
+"""The server-rendered pages: what each shows, to whom, in which language."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from games.services import game_move_make, game_ranked_start, game_resign
+from tests.factories import make_challenge, make_player
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(user: Any, language: str = "it") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client
+
+
+def test_home_lists_todays_challenges_with_my_score_once_played() -> None:
+    classic = make_challenge(preset="classic", par=570)
+    make_challenge(preset="forty")
+    player = make_player()
+    play, _ = game_ranked_start(challenge_id=classic.pk, player=player)
+    game_move_make(game_id=play.game.pk, player=player, move="D", seen=0)
+    game_resign(game_id=play.game.pk, player=player)
+    page = signed_in(player).get("/").content.decode()
+    assert "Le sfide di oggi" in page and "Classica" in page and "Quaranta carte" in page
+    assert 'class="my-score">0<' in page
+    assert "Non ancora giocata" in page  # the forty challenge
+
+
+def test_home_in_english_and_spanish_follows_accept_language() -> None:
+    make_challenge()
+    assert "Today's challenges" in Client(HTTP_ACCEPT_LANGUAGE="en").get("/").content.decode()
+    assert "Los desafíos de hoy" in Client(HTTP_ACCEPT_LANGUAGE="es").get("/").content.decode()
+
+
+def test_play_page_embeds_only_the_visible_state_and_no_seed() -> None:
+    challenge = make_challenge(seed=4611686018427400249)
+    player = make_player()
+    play, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
+    response = signed_in(player).get(f"/games/{play.game.pk}/")
+    body = response.content.decode()
+    config = json.loads(re.search(r'<script id="play-config" type="application/json">(.*?)</script>', body, re.S).group(1))
+    assert config["game"]["state"]["rows"][0][0]["free"] is False
+    assert "4611686018427400249" not in body
+    stock = challenge.deal.stock
+    assert all(str(card) not in json.dumps(config) for card in stock[1:])
+
+
+def test_someone_elses_game_page_leads_to_the_watch_page() -> None:
+    challenge = make_challenge()
+    owner, other = make_player(), make_player()
+    play, _ = game_ranked_start(challenge_id=challenge.pk, player=owner)
+    response = signed_in(other).get(f"/games/{play.game.pk}/")
+    assert response.status_code == 302 and response["Location"] == f"/games/{play.game.pk}/watch/"
+    assert signed_in(other).get(f"/games/{play.game.pk}/replay.json").status_code == 404
+
+
+def test_replay_lists_every_position_of_my_own_game() -> None:
+    challenge = make_challenge()
+    player = make_player()
+    play, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
+    game_move_make(game_id=play.game.pk, player=player, move="D", seen=0)
+    replay = signed_in(player).get(f"/games/{play.game.pk}/replay.json").json()
+    assert [step["move"] for step in replay["steps"]] == ["D"]
+    assert replay["start"]["moves"] == 0 and replay["steps"][0]["state"]["moves"] == 1
+
+
+def test_starting_a_ranked_game_from_the_home_page_opens_it() -> None:
+    challenge = make_challenge()
+    player = make_player()
+    response = signed_in(player).post(f"/challenges/{challenge.pk}/play/")
+    assert re.fullmatch(r"/games/\d+/", response["Location"])
+
+
+def test_leaderboard_highlights_my_row_and_draws_the_histogram_with_par() -> None:
+    challenge = make_challenge(par=100)
+    players = [make_player() for _ in range(3)]
+    for player in players:
+        play, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
+        game_resign(game_id=play.game.pk, player=player)
+    page = signed_in(players[1], "en").get("/leaderboards/?board=today&preset=classic").content.decode()
+    assert page.count('class="me"') == 1
+    assert '<line class="par"' in page and "par 100" in page
+    assert "3 players" in page
+
+
+def test_profile_shows_streaks_history_and_the_calendar() -> None:
+    challenge = make_challenge()
+    player = make_player()
+    play, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
+    game_resign(game_id=play.game.pk, player=player)
+    page = signed_in(player, "en").get("/profile/").content.decode()
+    assert "days played in a row" in page
+    assert re.search(r'<td class="\s*played today" aria-label="[^"]+: played">\d+✓</td>', page)
+    assert "not cleared" in page
+
+
+def test_pages_that_need_an_account_send_visitors_to_sign_in() -> None:
+    for url in ("/profile/", "/races/"):
+        response = Client().get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/signin/")
+
+
+def test_the_calendar_covers_this_month_and_the_two_before_across_new_year() -> None:
+    import datetime as dt
+    from unittest import mock
+
+    from frontend import selectors
+
+    player = make_player()
+    with mock.patch.object(selectors, "local_today", return_value=dt.date(2027, 1, 15)):
+        months = selectors.played_calendar(player_id=player.pk)
+    assert [m["first"] for m in months] == [dt.date(2026, 11, 1), dt.date(2026, 12, 1), dt.date(2027, 1, 1)]
