@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test typecheck bench-engine clean
+.PHONY: run test typecheck bench-engine bench-leaderboard migrate demo clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,23 @@ venv: $(STAMP)
 test: $(STAMP)
 	$(PY) -m mypy
 	$(PY) -m pytest
+
+# The site on the embedded defaults (SQLite, in-memory channel layer, eager Celery tasks), or on
+# Postgres / Redis / a Celery worker when DATABASE_URL and REDIS_URL are set.
+HOST ?= 127.0.0.1
+PORT ?= 8000
+migrate: $(STAMP)
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py piramide_demo
+
+run: demo
+	@echo "Piramide at http://$(HOST):$(PORT)/  (API docs at /api/docs/, admin at /admin/)"
+	$(VENV)/bin/uvicorn piramide_site.asgi:application --host $(HOST) --port $(PORT) --loop uvloop --http httptools
+
+bench-leaderboard: $(STAMP)
+	$(PY) bench/leaderboard.py
 
 typecheck: $(STAMP)
 	$(PY) -m mypy

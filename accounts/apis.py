@@ -37,15 +37,15 @@ class SignUpApi(APIView):
     permission_classes = [AllowAny]
     throttle_scope = "auth"
 
-    class InputSerializer(serializers.Serializer):
+    class SignUpInputSerializer(serializers.Serializer):
         username = serializers.RegexField(r"^[\w.@+-]{3,40}$", help_text="3 to 40 letters, digits or @.+-_")
         password = serializers.CharField(write_only=True)
         display_name = serializers.CharField(max_length=40, required=False, allow_blank=True)
         email = serializers.EmailField(required=False, allow_blank=True)
 
-    @extend_schema(request=InputSerializer, responses={201: UserOutputSerializer})
+    @extend_schema(request=SignUpInputSerializer, responses={201: UserOutputSerializer})
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.SignUpInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = user_create(**data.validated_data)
         login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -56,13 +56,13 @@ class SignInApi(APIView):
     permission_classes = [AllowAny]
     throttle_scope = "auth"
 
-    class InputSerializer(serializers.Serializer):
+    class SignInInputSerializer(serializers.Serializer):
         username = serializers.CharField()
         password = serializers.CharField(write_only=True)
 
-    @extend_schema(request=InputSerializer, responses={200: UserOutputSerializer})
+    @extend_schema(request=SignInInputSerializer, responses={200: UserOutputSerializer})
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.SignInInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = authenticate(request._request, **data.validated_data)
         if user is None:
@@ -84,13 +84,13 @@ class PasswordChangeApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    class InputSerializer(serializers.Serializer):
+    class PasswordChangeInputSerializer(serializers.Serializer):
         old_password = serializers.CharField(write_only=True)
         new_password = serializers.CharField(write_only=True)
 
-    @extend_schema(request=InputSerializer, responses={204: None})
+    @extend_schema(request=PasswordChangeInputSerializer, responses={204: None})
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.PasswordChangeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = user_password_change(user=request.user, **data.validated_data)
         update_session_auth_hash(request._request, user)

@@ -108,13 +108,13 @@ class GameMoveMakeApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "moves"
 
-    class InputSerializer(serializers.Serializer):
+    class GameMoveMakeInputSerializer(serializers.Serializer):
         move = serializers.CharField(max_length=16, help_text="Engine notation: D, R, 7.1, 7.1+S, B3, T")
         seen = serializers.IntegerField(min_value=0, help_text="How many moves of this game the client has seen.")
 
-    @extend_schema(request=InputSerializer, responses=GameOutputSerializer)
+    @extend_schema(request=GameMoveMakeInputSerializer, responses=GameOutputSerializer)
     def post(self, request: Request, game_id: int) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.GameMoveMakeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _game(services.game_move_make(game_id=game_id, player=request.user, **data.validated_data))
 
@@ -123,12 +123,12 @@ class GameMoveUndoApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "moves"
 
-    class InputSerializer(serializers.Serializer):
+    class GameMoveUndoInputSerializer(serializers.Serializer):
         seen = serializers.IntegerField(min_value=0)
 
-    @extend_schema(request=InputSerializer, responses=GameOutputSerializer)
+    @extend_schema(request=GameMoveUndoInputSerializer, responses=GameOutputSerializer)
     def post(self, request: Request, game_id: int) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.GameMoveUndoInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _game(services.game_move_undo(game_id=game_id, player=request.user, **data.validated_data))
 

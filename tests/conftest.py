@@ -46,7 +46,7 @@ def other_player(db: Any) -> Any:
 def api() -> Any:
     from rest_framework.test import APIClient
 
-    return APIClient()
+    return APIClient(HTTP_ACCEPT_LANGUAGE="en")
 
 
 @pytest.fixture
@@ -144,6 +144,9 @@ def _worker_process(django_db_setup: Any, django_db_blocker: Any) -> Iterator[su
         "REDIS_URL": settings.REDIS_URL,
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "LEADERBOARD_KEY_PREFIX": settings.LEADERBOARD_KEY_PREFIX,
+        # what the worker-side fill job does, kept small so the suite stays quick
+        "PIRAMIDE_DAILY_PRESETS": "classic",
+        "PIRAMIDE_FILL_DAYS": "3",
         "PYTHONPATH": str(ROOT),
     }
     log = open(ROOT / ".pytest_cache" / "celery-worker.log", "wb") if (ROOT / ".pytest_cache").is_dir() else subprocess.DEVNULL

@@ -10,7 +10,7 @@ PASSWORD = "a-long-pass-phrase-42"
 
 
 def csrf_client():
-    client = APIClient(enforce_csrf_checks=True)
+    client = APIClient(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en")
     token = client.get("/api/auth/csrf/").json()["csrf_token"]
     client.credentials(HTTP_X_CSRFTOKEN=token)
     return client
@@ -25,7 +25,7 @@ def test_sign_up_signs_in_and_returns_the_player():
 
 
 def test_sign_up_without_csrf_is_refused():
-    client = APIClient(enforce_csrf_checks=True)
+    client = APIClient(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en")
     response = client.post("/api/auth/signup/", {"username": "carla", "password": PASSWORD})
     assert response.status_code == 403
     assert "CSRF" in response.json()["message"]
@@ -60,7 +60,7 @@ def test_sign_in_and_sign_out():
 
 def test_change_password():
     user = make_player("fred", password=PASSWORD)
-    client = APIClient()
+    client = APIClient(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(user)
     bad = client.post("/api/auth/password/", {"old_password": "wrong", "new_password": "another-long-phrase-7"})
     assert bad.status_code == 400
@@ -73,6 +73,6 @@ def test_change_password():
 
 def test_signed_in_unsafe_requests_need_csrf():
     user = make_player("gina")
-    client = APIClient(enforce_csrf_checks=True)
+    client = APIClient(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(user)
     assert client.post("/api/auth/password/", {"old_password": "x", "new_password": "y"}).status_code == 403

@@ -1,0 +1,19 @@
+# One image for every role in docker-compose.yml: web (ASGI), worker, beat.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    DJANGO_SETTINGS_MODULE=piramide_site.settings.production
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+
+COPY . .
+# collectstatic needs a secret to import the settings; this one never serves a request.
+RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+
+RUN useradd --create-home piramide
+USER piramide
+EXPOSE 8000
+CMD ["uvicorn", "piramide_site.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--loop", "uvloop", "--http", "httptools", "--proxy-headers"]

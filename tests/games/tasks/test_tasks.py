@@ -1,0 +1,87 @@
+"""Tasks are thin: ids in, one service call, safe to run twice (eager here; a real worker below)."""
+
+import datetime as dt
+import time
+
+import pytest
+
+from games.models import DailyChallenge
+from games.tasks import challenge_replace_task, challenge_verify_task, challenges_fill_task
+from piramide_site.celery import app
+from tests.factories import UNWINNABLE, WINNABLE, make_challenge
+
+
+def test_tasks_are_late_acknowledged_and_requeued_when_a_worker_dies(settings):
+    assert app.conf.task_acks_late is True
+    assert app.conf.task_reject_on_worker_lost is True
+    assert app.conf.worker_prefetch_multiplier == 1
+    timeout = app.conf.broker_transport_options["visibility_timeout"]
+    longest = settings.PIRAMIDE_SOLVE_TIME_LIMIT * 2 * settings.PIRAMIDE_WINNABLE_ATTEMPTS
+    assert timeout > longest, "Redis must not hand a running solve to a second worker"
+    assert app.conf.task_time_limit < timeout
+
+
+def test_beat_runs_the_fill_job_every_hour():
+    entry = app.conf.beat_schedule["challenges-fill"]
+    assert entry["task"] == challenges_fill_task.name
+    assert app.conf.beat_scheduler == "django_celery_beat.schedulers:DatabaseScheduler"
+
+
+@pytest.mark.django_db
+def test_verify_task_twice_leaves_one_consistent_result():
+    challenge = make_challenge(seed=WINNABLE["classic"], status="pending", verdict="")
+    assert challenge_verify_task.delay(challenge.pk).get() == "done"
+    assert challenge_verify_task.delay(challenge.pk).get() == "done"
+    challenge.refresh_from_db()
+    assert challenge.verdict == "winnable" and challenge.par is not None
+
+
+@pytest.mark.django_db
+def test_fill_task_fills_the_configured_days(settings):
+    settings.PIRAMIDE_DAILY_PRESETS = ["classic"]
+    settings.PIRAMIDE_FILL_DAYS = 3
+    created = challenges_fill_task.delay().get()
+    assert len(created) == 3
+    assert challenges_fill_task.delay().get() == []
+    assert DailyChallenge.objects.count() == 3
+
+
+@pytest.mark.django_db
+def test_replace_task_swaps_in_a_winnable_deal(today):
+    challenge = make_challenge(date=today + dt.timedelta(days=3), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    assert challenge_replace_task.delay(challenge.pk).get() == "done"
+    challenge.refresh_from_db()
+    assert challenge.verdict == "winnable" and challenge.seed != UNWINNABLE["classic"]
+
+
+def wait_for(predicate, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_real_worker_verifies_a_challenge_scheduled_through_the_service(celery_worker, today):
+    from django.db import transaction
+
+    from games.services import challenge_schedule
+
+    with transaction.atomic():
+        challenge = challenge_schedule(date=today + dt.timedelta(days=20), preset="classic", seed=WINNABLE["classic"])
+        assert DailyChallenge.objects.get(pk=challenge.pk).status == "pending"
+    # on commit the task went to Redis; the worker process picks it up
+    assert wait_for(lambda: DailyChallenge.objects.get(pk=challenge.pk).status == "done"), "the worker never verified it"
+    challenge.refresh_from_db()
+    assert challenge.verdict == "winnable" and challenge.line_length and challenge.par is not None
+
+
+def test_a_real_worker_fills_the_days_ahead_once(celery_worker, today):
+    """The worker is configured (tests/conftest.py) for 3 days of classic."""
+    challenges_fill_task.delay()
+    challenges_fill_task.delay()  # a second run right behind the first creates nothing
+    assert wait_for(lambda: DailyChallenge.objects.count() >= 3, timeout=120)
+    time.sleep(2)
+    rows = list(DailyChallenge.objects.values_list("date", "preset"))
+    assert sorted(rows) == [(today + dt.timedelta(days=d), "classic") for d in range(3)]

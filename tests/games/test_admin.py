@@ -1,0 +1,66 @@
+"""Staff schedule challenges in the admin; saving enqueues the verification after the commit."""
+
+import datetime as dt
+
+import pytest
+
+from games.models import DailyChallenge
+from tests.factories import UNWINNABLE, make_challenge, make_player
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff_client(client):
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+    client.force_login(make_player("staff", is_staff=True, is_superuser=True))
+    return client
+
+
+def test_scheduling_draws_a_seed_and_verifies_it_after_commit(staff_client, django_capture_on_commit_callbacks):
+    day = dt.date(2031, 2, 3)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = staff_client.post(
+            "/admin/games/dailychallenge/add/", {"date": day.isoformat(), "preset": "classic", "seed": ""}
+        )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    challenge = DailyChallenge.objects.get(date=day, preset="classic")
+    assert len(callbacks) == 1
+    assert challenge.status in {"done", "unknown"} and challenge.verdict in {"winnable", "unwinnable", "unknown"}
+    listing = staff_client.get("/admin/games/dailychallenge/").content.decode()
+    for column in ("Status", "Verdict", "Par", "Verify seconds"):
+        assert column in listing
+
+
+def test_a_seed_can_be_entered(staff_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        staff_client.post("/admin/games/dailychallenge/add/", {"date": "2031-02-04", "preset": "classic", "seed": "1"})
+    challenge = DailyChallenge.objects.get(date="2031-02-04")
+    assert challenge.seed == 1 and challenge.verdict == "winnable"
+
+
+def test_a_second_challenge_for_a_date_and_preset_is_a_form_error(staff_client):
+    make_challenge(date=dt.date(2031, 2, 5))
+    response = staff_client.post("/admin/games/dailychallenge/add/", {"date": "2031-02-05", "preset": "classic"})
+    assert response.status_code == 200 and "already exists" in response.content.decode()
+    assert DailyChallenge.objects.count() == 1
+
+
+def test_reverify_action(staff_client, django_capture_on_commit_callbacks):
+    challenge = make_challenge(date=dt.date(2031, 2, 6), status="failed", verdict="")
+    with django_capture_on_commit_callbacks(execute=True):
+        staff_client.post(
+            "/admin/games/dailychallenge/", {"action": "reverify", "_selected_action": [challenge.pk]}
+        )
+    challenge.refresh_from_db()
+    assert challenge.status == "done" and challenge.verdict == "winnable"
+
+
+def test_replace_with_a_winnable_deal_action(staff_client, django_capture_on_commit_callbacks):
+    challenge = make_challenge(date=dt.date(2031, 2, 7), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    with django_capture_on_commit_callbacks(execute=True):
+        staff_client.post(
+            "/admin/games/dailychallenge/", {"action": "replace_with_winnable", "_selected_action": [challenge.pk]}
+        )
+    challenge.refresh_from_db()
+    assert challenge.verdict == "winnable" and challenge.seed != UNWINNABLE["classic"]
