@@ -6,6 +6,7 @@ Without Chromium the tests skip with the reason, except in CI (CI=true), where t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -78,10 +79,9 @@ class Site:
         return done.stdout
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    _need_chromium()
-    work = tmp_path_factory.mktemp("site")
+@contextlib.contextmanager
+def running_site(work: Path) -> Iterator[Site]:
+    """Migrate a fresh SQLite database, schedule today's challenges, serve it with uvicorn."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(
@@ -123,6 +123,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             server.kill()
         log.close()
         shutil.copy(work / "server.log", ARTIFACTS / "server.log") if ARTIFACTS.exists() else None
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    _need_chromium()
+    with running_site(tmp_path_factory.mktemp("site")) as site:
+        yield site
 
 
 @pytest.fixture(scope="session")

@@ -74,14 +74,14 @@ export class Board {
     const canRecycle = state.legal_moves.includes("R");
     this.stockPile.dataset.count = state.stock.count;
     this.stockPile.classList.toggle("empty", state.stock.count === 0);
-    this.stockPile.querySelector(".count").textContent = state.stock.count;
+    this.stockPile.querySelector(".count").dataset.face = state.stock.count;
     let label;
     if (canRecycle) label = fmt(_("Turn the waste over (%(n)s redeals left)"), { n: state.recycles_left });
     else if (state.stock.count > 0) label = fmt(_("Draw a card (%(n)s in the stock)"), { n: state.stock.count });
     else label = _("The stock is empty");
     this.stockPile.setAttribute("aria-label", label);
     this.stockPile.title = label;
-    this.stockPile.querySelector(".action").textContent = canRecycle ? "↻" : state.stock.count > 0 ? "" : "∅";
+    this.stockPile.querySelector(".action").dataset.face = canRecycle ? "↻" : state.stock.count > 0 ? "" : "∅";
     this.stockPile.disabled = !this.interactive || !(canDraw || canRecycle);
 
     const stockCode = state.drawn || state.stock.top;

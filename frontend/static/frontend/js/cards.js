@@ -28,18 +28,19 @@ export function isKing(code) {
   return code[0] === "K";
 }
 
-// Fill an element with a card face: rank and suit symbol in two corners and the middle.
+// Fill an element with a card face: rank and suit symbol in two corners and the middle.  The
+// glyphs are drawn by CSS (attr(data-face)), so the button's name is only its aria-label.
 export function renderFace(el, code) {
   el.replaceChildren();
   el.classList.add("face", isRed(code) ? "red" : "black");
   const corner = document.createElement("span");
   corner.className = "corner";
   corner.setAttribute("aria-hidden", "true");
-  corner.textContent = rankLabel(code) + SUIT_SYMBOLS[code[1]];
+  corner.dataset.face = rankLabel(code) + SUIT_SYMBOLS[code[1]];
   const pip = document.createElement("span");
   pip.className = "pip";
   pip.setAttribute("aria-hidden", "true");
-  pip.textContent = SUIT_SYMBOLS[code[1]];
+  pip.dataset.face = SUIT_SYMBOLS[code[1]];
   const corner2 = corner.cloneNode(true);
   corner2.className = "corner low";
   el.append(corner, pip, corner2);

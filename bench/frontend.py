@@ -1,0 +1,103 @@
+"""Figures for the play page: its weight, the time to first interaction, an accessibility check.
+
+    .venv/bin/python bench/frontend.py [--runs 5]
+
+Starts the browser tests' site (uvicorn on a throwaway SQLite database), signs a player up and
+opens today's classic game in Debian's Chromium, then prints:
+
+- weight: the HTML, every script and stylesheet the page loads, each gzip-compressed (as a server
+  with compression would send it), summed;
+- time to first interaction: from navigation start to the moment the board is drawn and takes
+  input (the page sets body[data-ready]), median of --runs fresh loads;
+- axe-core's violations on the home, play, leaderboard and profile pages, when
+  bench/frontend/node_modules holds axe-core (`npm ci` in bench/frontend).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import statistics
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, running_site  # noqa: E402
+
+AXE = ROOT / "bench" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as work, running_site(Path(work)) as site, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(base_url=site.url, locale="it-IT")
+        page = context.new_page()
+        page.goto("/signup/")
+        page.fill("#id_username", "bench")
+        page.fill("#id_password", "correct-horse-battery-9")
+        page.click("form.stack button[type=submit]")
+        page.wait_for_url(site.url + "/")
+        page.click("li[data-preset=classic] button.primary")
+        page.wait_for_selector("body[data-ready='1']")
+        play_url = page.url
+
+        # Weight: the document and the scripts and stylesheets it loaded.
+        resources = page.evaluate(
+            "performance.getEntriesByType('resource').filter(e => ['script','link','css','other','fetch'].includes(e.initiatorType) || /\\.(js|css)$/.test(e.name)).map(e => e.name)"
+        )
+        cookies = "; ".join(f"{c['name']}={c['value']}" for c in context.cookies())
+        total_raw = total_gz = 0
+        rows = []
+        for url in [play_url, *sorted(set(r for r in resources if "/ws/" not in r and "/api/" not in r))]:
+            request = urllib.request.Request(url, headers={"Cookie": cookies, "Accept-Language": "it"})
+            body = urllib.request.urlopen(request).read()
+            packed = len(gzip.compress(body, 9))
+            total_raw += len(body)
+            total_gz += packed
+            rows.append((url.replace(site.url, ""), len(body), packed))
+        print("play page weight (HTML + JS + CSS):")
+        for name, raw, packed in rows:
+            print(f"  {name:<40} {raw:>7} B  gzip {packed:>6} B")
+        print(f"  {'total':<40} {total_raw:>7} B  gzip {total_gz:>6} B  ({len(rows)} files)")
+
+        # Time to first interaction, fresh loads (no HTTP cache) of the play page.
+        times = []
+        for _ in range(args.runs):
+            fresh = browser.new_context(base_url=site.url, locale="it-IT")
+            fresh.add_cookies(context.cookies())
+            p = fresh.new_page()
+            p.goto(play_url, wait_until="commit")
+            p.wait_for_selector("body[data-ready='1']")
+            times.append(p.evaluate("performance.now()"))
+            fresh.close()
+        print(f"time to first interaction: median {statistics.median(times):.0f} ms, "
+              f"min {min(times):.0f} ms, max {max(times):.0f} ms over {len(times)} loads (local server)")
+
+        if not AXE.exists():
+            print("accessibility: axe-core not installed (run `npm ci` in bench/frontend)")
+        else:
+            source = AXE.read_text()
+            print("accessibility (axe-core, WCAG 2.0/2.1 A and AA rules):")
+            for path in ["/", play_url.replace(site.url, ""), "/leaderboards/", "/profile/"]:
+                page.goto(path)
+                page.add_script_tag(content=source)
+                result = page.evaluate(
+                    "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a','wcag2aa','wcag21a','wcag21aa']}})"
+                    ".then(r => ({violations: r.violations.map(v => [v.id, v.impact, v.nodes.length]), passes: r.passes.length}))"
+                )
+                found = ", ".join(f"{i} ({impact}, {n})" for i, impact, n in result["violations"]) or "none"
+                print(f"  {path:<16} {result['passes']} rules passed; violations: {found}")
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
