@@ -33,6 +33,8 @@ class RankStore(Protocol):
 
     def count(self, board: Board) -> int: ...
 
+    def page_and_count(self, board: Board, offset: int, limit: int) -> tuple[list[Entry], int]: ...
+
     def entries_changed(self, board: Board, player_ids: list[int]) -> None: ...
 
     def rebuild(self, board: Board) -> int: ...
@@ -64,6 +66,9 @@ class DatabaseRanks:
     def count(self, board: Board) -> int:
         return board.rows().count()
 
+    def page_and_count(self, board: Board, offset: int, limit: int) -> tuple[list[Entry], int]:
+        return self.page(board, offset, limit), self.count(board)
+
     def entries_changed(self, board: Board, player_ids: list[int]) -> None:
         pass
 
@@ -81,6 +86,23 @@ redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
 return 1
+"""
+
+
+# KEYS: zset, member hash, built marker.  ARGV: player.  One round trip per rank lookup.
+_RANK_OF = """
+if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
+local member = redis.call('HGET', KEYS[2], ARGV[1])
+if not member then return {} end
+return {redis.call('ZRANK', KEYS[1], member), member, redis.call('ZSCORE', KEYS[1], member)}
+"""
+
+# KEYS: zset, built marker.  ARGV: first, last.  The size and one page in one round trip.
+_PAGE = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return {-1} end
+local rows = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2], 'WITHSCORES')
+table.insert(rows, 1, redis.call('ZCARD', KEYS[1]))
+return rows
 """
 
 
@@ -115,6 +137,8 @@ class RedisRanks:
         self.client = client
         self.prefix = prefix
         self._set_entry = client.register_script(_SET_ENTRY)
+        self._rank_of = client.register_script(_RANK_OF)
+        self._page = client.register_script(_PAGE)
 
     def _keys(self, board: Board, suffix: str = "") -> list[str]:
         base = f"{self.prefix}:{board.key}{suffix}"
@@ -123,33 +147,34 @@ class RedisRanks:
     def _built_key(self, board: Board) -> str:
         return f"{self.prefix}:{board.key}:built"
 
-    def _ensure(self, board: Board) -> None:
-        if not self.client.exists(self._built_key(board)):
-            self.rebuild(board)
-
     def rank_of(self, board: Board, player_id: int) -> tuple[int, Entry] | None:
-        self._ensure(board)
         zset, members, _ = self._keys(board)
-        member = self.client.hget(members, str(player_id))
-        if member is None:
+        for _ in range(2):
+            found = self._rank_of(keys=[zset, members, self._built_key(board)], args=[player_id])
+            if found != [-1]:
+                break
+            self.rebuild(board)
+        if len(found) != 3 or found[0] is None:
             return None
-        pipe = self.client.pipeline(transaction=False)
-        pipe.zrank(zset, member)
-        pipe.zscore(zset, member)
-        rank, score = pipe.execute()
-        if rank is None:
-            return None
-        return rank + 1, _entry(member, score)
+        rank, member, score = found
+        return int(rank) + 1, _entry(member, float(score))
+
+    def page_and_count(self, board: Board, offset: int, limit: int) -> tuple[list[Entry], int]:
+        zset = self._keys(board)[0]
+        span = [offset, offset + limit - 1] if limit > 0 else [1, 0]  # ZRANGE 0 -1 would be everything
+        for _ in range(2):
+            rows = self._page(keys=[zset, self._built_key(board)], args=span)
+            if rows != [-1]:
+                break
+            self.rebuild(board)
+        total, flat = int(rows[0]), rows[1:]
+        return [_entry(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)], total
 
     def page(self, board: Board, offset: int, limit: int) -> list[Entry]:
-        self._ensure(board)
-        zset = self._keys(board)[0]
-        rows = self.client.zrange(zset, offset, offset + limit - 1, withscores=True)
-        return [_entry(member, score) for member, score in rows]
+        return self.page_and_count(board, offset, limit)[0]
 
     def count(self, board: Board) -> int:
-        self._ensure(board)
-        return int(self.client.zcard(self._keys(board)[0]))
+        return self.page_and_count(board, 0, 0)[1]
 
     def entries_changed(self, board: Board, player_ids: list[int]) -> None:
         """Copy these players' entries from Postgres; a board not built yet is left to its rebuild."""

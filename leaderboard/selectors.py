@@ -16,6 +16,8 @@ from .ranks import rank_store
 
 
 def _rows(entries: list[Entry], first_rank: int) -> list[dict[str, Any]]:
+    if not entries:
+        return []
     names = dict(
         get_user_model().objects.filter(pk__in=[e.player_id for e in entries]).values_list("pk", "display_name")
     )
@@ -33,8 +35,8 @@ def _rows(entries: list[Entry], first_rank: int) -> list[dict[str, Any]]:
 
 
 def leaderboard_page(*, board: Board, offset: int = 0, limit: int = 100) -> dict[str, Any]:
-    store = rank_store()
-    return {"board": board.key, "total": store.count(board), "entries": _rows(store.page(board, offset, limit), offset + 1)}
+    entries, total = rank_store().page_and_count(board, offset, limit)
+    return {"board": board.key, "total": total, "entries": _rows(entries, offset + 1)}
 
 
 def leaderboard_around(*, board: Board, player_id: int, radius: int = 5) -> dict[str, Any]:
