@@ -125,6 +125,8 @@ def test_a_game_played_on_one_server_is_watched_live_on_the_other(two_servers: t
         for ws in (player, watcher, anonymous):
             await next_of(ws, "synced")
         await next_of(room, "room.snapshot")
+        # Idle longer than redis-py's default read timeout: the layer must keep idle sockets alive.
+        await asyncio.sleep(6)
         for seen, move in enumerate(line):
             await player.send(json.dumps({"type": "move", "move": move, "seen": seen}))
             reply = await next_of(player, "move.ok")
