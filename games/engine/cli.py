@@ -129,3 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+
+
+# The solver's sub-commands register themselves in EXTRA_COMMANDS on import.
+from . import solver_cli as _solver_cli  # noqa: E402,F401
