@@ -1,0 +1,62 @@
+"""Racing requests on one game leave exactly one result (row locks on Postgres)."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from games.models import Game, Move
+from games.services import game_move_make, game_ranked_start, game_resign
+from leaderboard.models import Score
+from piramide_site.errors import GameFinished, StaleMove
+from tests.factories import make_challenge
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def race(count, call):
+    barrier = threading.Barrier(count, timeout=30)
+    outcomes = []
+
+    def run():
+        try:
+            barrier.wait()
+            call()
+            outcomes.append("ok")
+        except (StaleMove, GameFinished) as error:
+            outcomes.append(type(error).__name__)
+        except Exception as error:  # noqa: BLE001 - reported by the assertion
+            outcomes.append(repr(error))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(outcomes)
+
+
+def test_the_same_move_sent_ten_times_at_once_is_stored_once(postgres, player):
+    challenge = make_challenge()
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    outcomes = race(10, lambda: game_move_make(game_id=game.pk, player=player, move="D", seen=0))
+    assert outcomes == ["StaleMove"] * 9 + ["ok"]
+    assert list(Move.objects.filter(game=game).values_list("number", flat=True)) == [1]
+    assert Game.objects.get(pk=game.pk).move_count == 1
+
+
+def test_ten_resignations_at_once_leave_one_score(postgres, player):
+    challenge = make_challenge()
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    outcomes = race(10, lambda: game_resign(game_id=game.pk, player=player))
+    assert outcomes == ["GameFinished"] * 9 + ["ok"]
+    assert Score.objects.filter(game=game).count() == 1
+
+
+def test_ten_first_starts_at_once_make_one_ranked_game(postgres, player):
+    challenge = make_challenge()
+    outcomes = race(10, lambda: game_ranked_start(challenge_id=challenge.pk, player=player))
+    assert outcomes == ["ok"] * 10
+    assert Game.objects.filter(challenge=challenge, player=player, ranked=True).count() == 1
