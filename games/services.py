@@ -349,3 +349,31 @@ def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
         state = EngineGame.replay(game.challenge.deal, game_moves(game))
         events.publish_game_move_undone(game=game, state=state)
     return Play(game, state)
+
+
+def games_close_expired(*, today: dt.date | None = None) -> int:
+    """Resign every ranked game still open after its challenge day ended; returns how many.
+
+    Its moves stop at midnight (``_locked_game``), so without this an abandoned game would never
+    score.  Locks each game row in turn and re-checks it, so a run racing another changes nothing twice.
+    """
+    today = today or local_today()
+    open_ids = Game.objects.filter(
+        ranked=True, outcome=Game.Outcome.IN_PROGRESS, challenge__date__lt=today
+    ).values_list("pk", flat=True)
+    closed = 0
+    for game_id in list(open_ids):
+        with transaction.atomic():
+            game = (
+                Game.objects.select_for_update()
+                .select_related("challenge")
+                .filter(pk=game_id, outcome=Game.Outcome.IN_PROGRESS)
+                .first()
+            )
+            if game is None:
+                continue
+            state = game_engine_state(game)
+            _finish(game, Game.Outcome.RESIGNED, list(state.moves))
+            events.publish_game_finished(game=game, state=state)
+            closed += 1
+    return closed

@@ -21,3 +21,8 @@ def challenge_replace_task(challenge_id: int) -> str:
 @shared_task
 def challenges_fill_task() -> list[int]:
     return [challenge.pk for challenge in services.challenges_fill()]
+
+
+@shared_task
+def games_close_expired_task() -> int:
+    return services.games_close_expired()

@@ -184,6 +184,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.challenges_fill_task",
         "schedule": crontab(minute=7),
     },
+    # Ranked games left open when their day ended are resigned, so they score what they earned.
+    "games-close-expired": {
+        "task": "games.tasks.games_close_expired_task",
+        "schedule": crontab(minute=2),
+    },
 }
 
 # ----------------------------------------------------------------- REST API

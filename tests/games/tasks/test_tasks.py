@@ -6,7 +6,7 @@ import time
 import pytest
 
 from games.models import DailyChallenge
-from games.tasks import challenge_replace_task, challenge_verify_task, challenges_fill_task
+from games.tasks import challenge_replace_task, challenge_verify_task, challenges_fill_task, games_close_expired_task
 from piramide_site.celery import app
 from tests.factories import UNWINNABLE, WINNABLE, make_challenge
 
@@ -25,6 +25,7 @@ def test_beat_runs_the_fill_job_every_hour():
     entry = app.conf.beat_schedule["challenges-fill"]
     assert entry["task"] == challenges_fill_task.name
     assert app.conf.beat_scheduler == "django_celery_beat.schedulers:DatabaseScheduler"
+    assert app.conf.beat_schedule["games-close-expired"]["task"] == games_close_expired_task.name
 
 
 @pytest.mark.django_db
