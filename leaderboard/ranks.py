@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import time
-from typing import Any, Protocol
+from typing import Protocol
 
 import redis
 from django.conf import settings
@@ -240,6 +240,3 @@ def rank_store() -> RankStore:
         return RedisRanks(redis_client(settings.REDIS_URL), settings.LEADERBOARD_KEY_PREFIX)
     return DatabaseRanks()
 
-
-def describe(entry: Entry) -> dict[str, Any]:
-    return {"player_id": entry.player_id, "points": entry.points, "moves": entry.moves, "finished_at": entry.finished_at}
