@@ -1,0 +1,104 @@
+"""The solver against the brute-force reference on small variants, for every stock model and pass count.
+
+Each variant keeps the real rule set (stock model, passes, who may pair with whom, house rules)
+on a three- or four-row pyramid and a deck of three or four ranks, so that plain exhaustive
+search over the engine's moves stays quick.  ``SOLVER_BRUTE_DEALS`` sets how many random deals
+each variant gets (the default keeps the whole file to a few tens of seconds).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from games.engine.brute import explore
+from games.engine.cards import full_deck
+from games.engine.deal import Deal
+from games.engine.game import Game, Outcome
+from games.engine.rules import Rules, StockModel
+from games.engine.solver import Verdict, hint, solve, solve_par
+
+DEALS = int(os.environ.get("SOLVER_BRUTE_DEALS", "80"))
+
+STOCK_TOP = StockModel.STOCK_TOP_AND_WASTE
+DRAWN = StockModel.DRAWN_AND_WASTE
+WASTE = StockModel.WASTE_ONLY
+HOUSE = {"house_put_back": True, "house_waste_reach": 4, "house_return_three": True}
+
+
+def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
+    return Rules(f"tiny-{model.value}-{passes}", ranks, 1, rows, pair_sum, passes, model, **flags)  # type: ignore[arg-type]
+
+
+VARIANTS = {
+    f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
+    for tag, rules in [
+        ("", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(STOCK_TOP, 3, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(STOCK_TOP, 3, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True)),
+        ("-no-stock-waste-pairs", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4)),
+        ("", variant(DRAWN, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, face_down=True)),
+        ("", variant(DRAWN, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(DRAWN, 2, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True)),
+        ("", variant(WASTE, 1, 3, (1, 2, 3), 4)),
+        ("", variant(WASTE, 2, 3, (1, 2, 3), 4)),
+        ("", variant(WASTE, 3, 3, (1, 2, 3), 3)),
+        ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
+        ("-house", variant(WASTE, 1, 3, (1, 2, 3), 4, **HOUSE)),
+        ("-house", variant(WASTE, 1, 4, (1, 2, 3, 4), 5, **HOUSE)),
+    ]
+}
+
+
+def random_deal(rules: Rules, rng: random.Random) -> Deal:
+    cards = list(full_deck(rules.ranks, rules.decks))
+    rng.shuffle(cards)
+    return Deal(rules, tuple(cards[: rules.pyramid_size]), tuple(cards[rules.pyramid_size :]))
+
+
+def random_midgame(deal: Deal, rng: random.Random) -> Game:
+    game = Game.start(deal)
+    for _ in range(rng.randrange(12)):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game = game.apply(rng.choice(moves))
+    return game
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_solver_agrees_with_brute_force_on_random_small_deals(name: str) -> None:
+    rules = VARIANTS[name]
+    rng = random.Random(name)
+    verdicts = set()
+    # a four-row pyramid over sixteen cards has ten times the positions: fewer deals
+    for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
+        deal = random_deal(rules, rng)
+        game = random_midgame(deal, rng) if rng.random() < 0.3 else Game.start(deal)
+        truth = explore(game)
+        solution = solve(game)
+        assert (solution.verdict is Verdict.WINNABLE) == truth.winnable, f"{deal} after {game.moves}"
+        verdicts.add(solution.verdict)
+        if truth.winnable:
+            assert Game.replay(deal, game.moves + solution.line).outcome is Outcome.WON
+        par = solve_par(game)
+        assert par.exact and par.score == truth.par, f"{deal} after {game.moves}"
+        assert Game.replay(deal, game.moves + par.line).score == par.score
+    assert verdicts == {Verdict.WINNABLE, Verdict.UNWINNABLE}, "the variant should give both verdicts"
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_hint_keeps_a_winnable_game_winnable(name: str) -> None:
+    rules = VARIANTS[name]
+    rng = random.Random(f"hint {name}")
+    for _ in range(max(1, DEALS // 5)):
+        game = random_midgame(random_deal(rules, rng), rng)
+        answer = hint(game)
+        if game.outcome is Outcome.IN_PROGRESS and explore(game).winnable:
+            assert answer.verdict is Verdict.WINNABLE and answer.move is not None
+            assert explore(game.apply(answer.move)).winnable
+        elif game.outcome is not Outcome.WON:
+            assert answer.verdict is Verdict.UNWINNABLE and answer.move is None
