@@ -44,6 +44,22 @@ def drag(page: Any, source: str, target: str) -> None:
     page.mouse.up()
 
 
+def touch_drag(page: Any, source: str, target: str) -> None:
+    """The same drag with a finger: raw touch events, which Chromium turns into touch pointer events."""
+    a = card(page, source).bounding_box()
+    b = card(page, target).bounding_box()
+    cdp = page.context.new_cdp_session(page)
+    start = (a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.3)
+    end = (b["x"] + b["width"] / 2, b["y"] + b["height"] * 0.3)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]})
+    for step in range(1, 7):
+        x = start[0] + (end[0] - start[0]) * step / 6
+        y = start[1] + (end[1] - start[1]) * step / 6
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
 def wait_confirmed(page: Any, moves: int) -> None:
     page.wait_for_selector(f".play[data-confirmed='{moves}']:not(.pending)")
 

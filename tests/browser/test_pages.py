@@ -50,6 +50,7 @@ def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any,
     spectator.wait_for_selector("[data-stat=moves]:text('2')")
     assert spectator.locator(".watch .spoiler").is_visible()
     assert spectator.locator(".watch .card").count() == 0
+    spectator.screenshot(path=str(ARTIFACTS / "watch-summary.png"))
     assert not re.search(r"\b[A2-9TJQK][cdhs]\b", spectator.content().split('id="main"')[1])
 
     player.keyboard.press("d")

@@ -7,7 +7,7 @@ from typing import Any
 from games.engine import Game, parse_move
 
 from .conftest import ARTIFACTS, CLASSIC_SEED
-from .helpers import card, drag, play_move, sign_up, start_ranked, wait_confirmed, winning_line
+from .helpers import card, drag, play_move, sign_up, start_ranked, touch_drag, wait_confirmed, winning_line
 
 
 def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, page: Any) -> None:
@@ -29,6 +29,7 @@ def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_
     share = dialog.locator(".share-preview").inner_text()
     assert "🟩🟩🟩🟩🟩🟩🟩" in share and str(expected.score) in share
     page.goto("/leaderboards/?board=today&preset=classic")
+    page.screenshot(path=str(ARTIFACTS / "leaderboard.png"), full_page=True)
     mine = page.locator("tr.me")
     assert name in mine.inner_text() and str(expected.score) in mine.inner_text()
 
@@ -41,7 +42,7 @@ def test_a_refused_drop_snaps_back_and_shows_the_servers_reason(site: Any, page:
     drag(page, "7.1", "7.2")
     toast = page.locator(".play .toast")
     toast.wait_for(state="visible")
-    assert "13" in toast.inner_text()
+    assert toast.inner_text() == "Mossa non valida: 2♦ + 7♦ fa 9, non 13"
     assert card(page, "7.1").count() == 1 and card(page, "7.2").count() == 1
     page.wait_for_function("!document.querySelector('.card.snapping')")
     page.wait_for_timeout(500)  # the refused cards' shake
@@ -87,14 +88,57 @@ def test_cards_are_named_for_screen_readers_in_italian(site: Any, page: Any) -> 
     assert "fiori" in " ".join(labels + [card(page, "1.1").get_attribute("aria-label")]) or "picche" in " ".join(labels)
 
 
-def test_the_play_page_on_a_phone_with_the_face_down_cards_of_forty(site: Any, new_context: Any) -> None:
+def test_on_a_phone_a_finger_drags_a_pair_and_forty_shows_face_down_cards(site: Any, new_context: Any) -> None:
     page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2).new_page()
     sign_up(page, site)
     start_ranked(page, "classic")
     page.screenshot(path=str(ARTIFACTS / "play-phone.png"))
+    first = winning_line("classic", CLASSIC_SEED)[0]
+    assert "+" in first
+    touch_drag(page, *first.split("+"))
+    wait_confirmed(page, 1)
+    assert all(card(page, ref).count() == 0 for ref in first.split("+"))
     page.goto("/")
     start_ranked(page, "forty")
     backs = page.locator(".play .pyramid .card.back")
     assert backs.count() == 15
     assert backs.first.get_attribute("aria-label") == "carta coperta, bloccata"
     page.screenshot(path=str(ARTIFACTS / "play-phone-forty.png"))
+
+
+def test_after_a_loss_the_point_of_no_return_is_shown_and_replayed(site: Any, page: Any) -> None:
+    sign_up(page, site)
+    start_ranked(page, "forty")
+    # Drawing the whole one-pass stock without a pair: the deal is lost from the sixth draw on.
+    for number in range(1, 20):
+        page.keyboard.press("d")
+        wait_confirmed(page, number)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    dialog = page.locator("dialog#game-over")
+    dialog.locator(".review-text").filter(has_text="fino alla tua mossa 6").wait_for()
+    assert dialog.locator(".title").inner_text() == "Hai abbandonato"
+    dialog.locator(".show-me").click()
+    replay = page.locator("#replay")
+    replay.locator(".caption").filter(has_text="Una mossa vincente").wait_for(timeout=15_000)
+    assert replay.locator(".card.hint").count() == 2
+    page.screenshot(path=str(ARTIFACTS / "play-show-me.png"))
+
+
+def test_practice_has_undo_and_hint(site: Any, page: Any) -> None:
+    sign_up(page, site)
+    start_ranked(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    page.locator("dialog#game-over").wait_for(state="visible")
+    page.goto("/")
+    page.click("li[data-preset=classic] form[action$='/practice/'] button")
+    page.wait_for_selector("body[data-ready='1']")
+    assert "allenamento" in page.locator("h1").inner_text()
+    page.keyboard.press("d")
+    wait_confirmed(page, 1)
+    page.click("[data-action=undo]")
+    wait_confirmed(page, 0)
+    page.click("[data-action=hint]")
+    page.locator(".play .toast").filter(has_text="Suggerimento").wait_for()
+    assert page.locator(".play .card.hint").count() >= 1

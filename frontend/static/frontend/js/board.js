@@ -1,6 +1,6 @@
 // Draws a game's visible() view: the pyramid as overlapping rows, the stock, the card in play
 // from it, the waste.  Every card is a button named for screen readers ("sette di picche, libera").
-import { cardName, isKing, renderFace } from "./cards.js";
+import { SUIT_SYMBOLS, cardName, isKing, rankLabel, renderFace } from "./cards.js";
 
 const _ = (s) => (window.gettext ? window.gettext(s) : s);
 const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
@@ -8,6 +8,19 @@ const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
 export function refLabel(state, ref) {
   const code = cardAt(state, ref);
   return code ? cardName(code) : _("face-down card");
+}
+
+// A move in a few characters a player reads: "4♥ + 6♣", "K♠", or the word for a draw or redeal.
+export function moveText(state, move) {
+  if (move === "D") return _("a draw");
+  if (move === "R") return _("a redeal");
+  return move
+    .split("+")
+    .map((ref) => {
+      const code = cardAt(state, ref);
+      return code ? rankLabel(code) + SUIT_SYMBOLS[code[1]] : ref;
+    })
+    .join(" + ");
 }
 
 // The card code at a move reference ("3.2", "S", "W", "W2"), or null when it is unknown or gone.

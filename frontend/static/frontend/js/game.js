@@ -4,6 +4,7 @@ import { Board, cardAt, refLabel } from "./board.js";
 import { isKing } from "./cards.js";
 import { attachDrag, snapBack } from "./drag.js";
 import { applyOptimistic, isRemoval, normalise } from "./moves.js";
+import { localReason } from "./reasons.js";
 
 const _ = (s) => (window.gettext ? window.gettext(s) : s);
 const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
@@ -113,7 +114,7 @@ export class Table {
       const el = this.board.cardEl(ref);
       if (el) el.classList.add("refused");
     }
-    this.flash(fmt(_("Not allowed: %(reason)s"), { reason: result.message || _("the server refused the move") }));
+    this.flash(fmt(_("Not allowed: %(reason)s"), { reason: localReason(result.message) || _("the server refused the move") }));
   }
 
   // Another tab (or the REST API) moved this game: follow it unless a move of ours is in flight.

@@ -1,6 +1,6 @@
 // The play page of a daily game (ranked or practice).
 import { api } from "./api.js";
-import { Board } from "./board.js";
+import { Board, moveText } from "./board.js";
 import { Table } from "./game.js";
 import { copyText, shareText } from "./share.js";
 import { DailyTransport } from "./transport.js";
@@ -79,6 +79,7 @@ async function loadReview() {
   try {
     const result = await api("GET", `/api/games/${config.game.id}/review/`);
     if (result.start_verdict === "unwinnable") text.textContent = _("This deal could not be won from the start.");
+    else if (result.point_of_no_return == null && result.line.length) text.textContent = _("The deal could still be won where you stopped.");
     else if (result.point_of_no_return == null) text.textContent = _("The solver could not find where the game was lost in time.");
     else {
       text.textContent = fmt(_("The deal could still be won until your move %(n)s."), { n: result.point_of_no_return });
@@ -112,8 +113,8 @@ async function showMe(result) {
   const better = result.line[0];
   board.render(frames[pnr - 1], { hint: better ? better.split("+") : [] });
   caption.textContent = fmt(_("Here you played %(fatal)s; the deal was lost from then on. A winning move was %(better)s."), {
-    fatal,
-    better: better || "–",
+    fatal: moveText(frames[pnr - 1], fatal),
+    better: better ? moveText(frames[pnr - 1], better) : "–",
   });
   viewer.querySelector(".back").onclick = () => {
     viewer.hidden = true;
