@@ -192,4 +192,5 @@ def race_new(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def race_page(request: HttpRequest, code: str) -> HttpResponse:
-    return render(request, "frontend/race.html", {"code": code})
+    labels = {preset: selectors.preset_label(preset) for preset in PRESETS}
+    return render(request, "frontend/race.html", {"code": code, "labels": labels})

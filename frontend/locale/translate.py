@@ -1,6 +1,6 @@
 """Fill the Italian and Spanish catalogues from the table below, then compile every catalogue.
 
-Run after `makemessages` (see frontend/locale/README.md); the .mo files are committed, so a
+Run after `makemessages` (see docs/frontend.md); the .mo files are committed, so a
 fresh machine needs no GNU gettext to serve the three languages.
 """
 

@@ -58,6 +58,13 @@ def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any,
     spectator.wait_for_selector("[data-stat=moves]:text('3')")
     assert spectator.locator(".watch .card").count() == 0
 
+    challenge = site.challenges["classic"]
+    spectator.goto(f"/challenges/{challenge}/room/")
+    room_entry = spectator.locator(f".room [data-list=games] li[data-game='{watched}']")
+    room_entry.wait_for()
+    assert "3 mosse" in room_entry.inner_text()
+    assert spectator.locator(".room .card").count() == 0
+
     spectator.goto("/")
     start_ranked(spectator)
     spectator.once("dialog", lambda dialog: dialog.accept())

@@ -72,7 +72,12 @@ def test_keyboard_only_play_of_several_moves(site: Any, page: Any) -> None:
         elif move == "R":
             page.keyboard.press("r")
         else:
-            for ref in move.split("+"):
+            first, *rest = move.split("+")
+            card(page, first).focus()
+            page.keyboard.press("Enter")
+            for ref in rest:
+                assert card(page, first).get_attribute("aria-pressed") == "true"
+                page.screenshot(path=str(ARTIFACTS / "play-keyboard.png"))
                 card(page, ref).focus()
                 page.keyboard.press("Enter")
         wait_confirmed(page, number)

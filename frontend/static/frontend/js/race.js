@@ -124,7 +124,8 @@ function startGame(game) {
 
 function showRace(state) {
   race = state.race;
-  root.querySelector(".race-preset").textContent = race.preset;
+  const labels = JSON.parse(document.getElementById("preset-labels").textContent);
+  root.querySelector(".race-preset").textContent = labels[race.preset] || race.preset;
   const lobby = root.querySelector(".lobby");
   lobby.hidden = race.status !== "lobby";
   root.querySelector(".share-link").value = location.href;
