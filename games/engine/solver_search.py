@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .solver_position import (
+    STOCK_REF,
     DRAW_KIND,
     HOUSE_LAST_DRAW,
     NO_CARD,
@@ -22,6 +23,7 @@ from .solver_position import (
     SolverMove,
     Table,
 )
+from .solver_relax import BITS, Relaxation, bag_of
 
 
 class OutOfBudget(Exception):
@@ -123,38 +125,123 @@ def ordered_moves(table: Table, position: Position) -> list[SolverMove]:
 
 
 class WinSearch:
-    """One depth-first search; ``visited`` maps a position without its recycle count to the fewest used."""
+    """One depth-first search over *stretches*: a position together with every position its draws
+    and recycles lead to.
+
+    Outside the house rules the cards outside the pyramid keep their order, so a position is that
+    sequence, a pointer (how many lie in the waste) and the recycles used.  Drawing only moves the
+    pointer on and recycling sends it back to 0 with one recycle fewer, so from one pointer the
+    player reaches every later pointer of the same pass and every pointer of the later passes.
+    The search therefore walks the pointer along inside one call, tries the removals at each
+    stop, and recurses only on removals.  ``visited`` maps (pyramid, sequence) to the lowest
+    (recycles, pointer) a stretch started from: a stretch starting at or after it is covered.
+    """
 
     def __init__(self, table: Table, budget: Budget) -> None:
         self.table = table
         self.budget = budget
-        self.visited: dict[tuple[int, tuple[int, ...], tuple[int, ...], int, int], int] = {}
+        self.relaxation = Relaxation(table)
+        self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         self.line: list[SolverMove] = []
+        self.drawn_model = int(table.drawn_model)
+        self.house = table.house
 
     def run(self, start: Position) -> list[SolverMove] | None:
+        table = self.table
+        removed, stock, waste, drawn = start[:4]
+        if removed == table.full:
+            return []
+        bag = bag_of([v for v in stock + waste + (drawn,) if v and v != table.king])
+        if dead_card(table, start) or not self.relaxation.clearable(removed, bag):
+            return None
         with deep_recursion():
-            if self._search(start):
+            if self._search(start, bag):
                 return list(reversed(self.line))
         return None
 
-    def _search(self, position: Position) -> bool:
-        table = self.table
+    def _key(self, position: Position) -> tuple[tuple[int, tuple[int, ...], int], int]:
         removed, stock, waste, drawn, recycles, house = position
-        if removed == table.full:
-            return True
-        key = (removed, stock, waste, drawn, house)
-        seen = self.visited.get(key)
-        if seen is not None and seen <= recycles:
+        if self.house:
+            # put-back and return-three reorder the cards and look back at the moves: no stretches
+            return (removed, stock + (-1,) + waste + (-1, drawn), house), recycles
+        if drawn:
+            # a card held in play reaches at least what the same card on the waste top reaches
+            return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
+        return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.drawn_model
+
+    def _search(self, position: Position, bag: int) -> bool:
+        table = self.table
+        key, code = self._key(position)
+        covered = self.visited.get(key)
+        if covered is not None and covered <= code:
             return False
-        self.visited[key] = recycles
-        self.budget.spend()
-        if dead_card(table, position):
-            return False
-        for move in ordered_moves(table, position):
-            if self._search(table.apply(position, move)):
+        self.visited[key] = code
+        house = self.house
+        steps: list[SolverMove] = []
+        while True:
+            self.budget.spend()
+            removals = table.removals(position)
+            forced = forced_move(table, position, removals)
+            if forced is not None:
+                moves = [forced]
+            else:
+                # pairs of two pyramid cards first: they open the pyramid without using up a stock card
+                removals.sort(key=lambda move: -(move[1] >= 0) - (move[2] >= 0))
+                moves = removals + table.other_moves(position) if house else removals
+            for move in moves:
+                if self._try(position, bag, move):
+                    self.line.extend(reversed(steps))
+                    return True
+            if forced is not None or house:
+                return False
+            # on to the next pointer: draw, or recycle once the stock is out
+            if position[1]:
+                step = (DRAW_KIND, 0, 0)
+            elif position[4] < table.recycles and (position[2] or position[3]):
+                step = (RECYCLE_KIND, 0, 0)
+            else:
+                return False
+            position = table.apply(position, step)
+            if covered is not None and self._key(position)[1] >= covered:
+                return False
+            steps.append(step)
+
+    def _try(self, position: Position, bag: int, move: SolverMove) -> bool:
+        table = self.table
+        child = table.apply(position, move)
+        if move[0] != REMOVE:
+            if self._search(child, bag):
                 self.line.append(move)
                 return True
+            return False
+        if child[0] == table.full:
+            self.line.append(move)
+            return True
+        a, b = move[1], move[2]
+        if b != NO_CARD:
+            relaxation = self.relaxation
+            v = table.values[a] if a >= 0 else card_at(position, a, table)
+            w = table.pair_sum - v
+            if a < 0:
+                bag -= 1 << BITS * v
+            if b < 0:
+                bag -= 1 << BITS * w
+            removed = child[0]
+            if relaxation.dead(removed, bag, v) or relaxation.dead(removed, bag, w):
+                return False
+            if not relaxation.clearable(removed, bag):
+                return False
+        if self._search(child, bag):
+            self.line.append(move)
+            return True
         return False
+
+
+def card_at(position: Position, place: int, table: Table) -> int:
+    """The value of the outside card at ``place`` (the stock card or a waste depth)."""
+    if place == STOCK_REF:
+        return position[3] if table.drawn_model else position[1][0]
+    return position[2][place + 1]
 
 
 __all__ = ["DRAW_KIND", "RECYCLE_KIND", "Budget", "OutOfBudget", "WinSearch", "deep_recursion"]

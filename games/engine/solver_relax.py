@@ -1,0 +1,93 @@
+"""The bag relaxation: could the pyramid be cleared if every card outside it were always at hand?
+
+Forget the order of the stock and the waste, the passes and who covers whom out there: keep the
+pyramid exactly, and let any outside card of the right value pair with a free pyramid card at any
+time, each outside card once.  Every real line is also a line of this relaxed game (it uses each
+outside card at most once, and only while the pyramid card is free), so a pyramid the relaxed game
+cannot clear can never be cleared: the position is lost.
+
+The relaxed position is just (pyramid mask, bag of outside values), and a search over the real
+game meets the same pair many times over (differing only in stock order, pointer and passes),
+so the answers are remembered for the whole solve.  A bag is an integer: four bits per value.
+"""
+
+from __future__ import annotations
+
+from .solver_position import Table
+
+BITS = 4
+NIBBLE = (1 << BITS) - 1
+
+
+def bag_of(values: tuple[int, ...] | list[int]) -> int:
+    bag = 0
+    for v in values:
+        bag += 1 << BITS * v
+    return bag
+
+
+class Relaxation:
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.memo: dict[tuple[int, int], bool] = {}
+        self.nodes = 0
+
+    def clearable(self, removed: int, bag: int) -> bool:
+        key = (removed, bag)
+        known = self.memo.get(key)
+        if known is None:
+            known = self._search(removed, bag)
+            self.memo[key] = known
+        return known
+
+    def dead(self, removed: int, bag: int, v: int) -> bool:
+        """Some pyramid card of value ``v`` has no partner left (neither in the bag nor unrelated)."""
+        table = self.table
+        w = table.pair_sum - v
+        if v == table.king or bag >> BITS * w & NIBBLE:
+            return False
+        present = table.full & ~removed
+        partners = table.by_value.get(w, 0) & present
+        cards = table.by_value.get(v, 0) & present
+        related = table.related
+        while cards:
+            low = cards & -cards
+            cards ^= low
+            if not partners & ~related[low.bit_length() - 1]:
+                return True
+        return False
+
+    def _search(self, removed: int, bag: int) -> bool:
+        table = self.table
+        full = table.full
+        if removed == full:
+            return True
+        self.nodes += 1
+        values, king, pair_sum, related, by_value = table.values, table.king, table.pair_sum, table.related, table.by_value
+        free = table.free(removed)
+        present = full & ~removed
+        options: list[tuple[int, int, int]] = []
+        for k, i in enumerate(free):
+            v = values[i]
+            if v == king:
+                # a king leaves alone and only frees cards: take it at once
+                return self.clearable(removed | 1 << i, bag)
+            w = pair_sum - v
+            in_bag = bag >> BITS * w & NIBBLE
+            if in_bag and not by_value.get(w, 0) & present & ~related[i]:
+                # only outside cards can ever take this one, and they are all alike: pair it now
+                return self._after(removed | 1 << i, bag - (1 << BITS * w), v, w)
+            for j in free[k + 1 :]:
+                if values[j] == w:
+                    options.append((removed | 1 << i | 1 << j, bag, v))
+            if in_bag:
+                options.append((removed | 1 << i, bag - (1 << BITS * w), v))
+        for after, after_bag, v in options:
+            if self._after(after, after_bag, v, pair_sum - v):
+                return True
+        return False
+
+    def _after(self, removed: int, bag: int, v: int, w: int) -> bool:
+        if removed != self.table.full and (self.dead(removed, bag, v) or self.dead(removed, bag, w)):
+            return False
+        return self.clearable(removed, bag)
