@@ -75,6 +75,8 @@ def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any,
     spectator.wait_for_selector(".watch .full-view .pyramid .card")
     assert spectator.locator(".watch .spoiler").is_hidden()
     assert spectator.locator(".watch .pyramid .card").count() == 28
+    spectator.click(".watch .replay-button")
+    spectator.locator(".watch .replay-caption").filter(has_text="Mossa 3 di 3").wait_for()
 
 
 def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> None:

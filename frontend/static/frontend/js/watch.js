@@ -1,16 +1,19 @@
 // Watch a game over its socket: the board when the spoiler rule allows it, else summaries only.
 import { socketUrl } from "./api.js";
-import { Board } from "./board.js";
+import { Board, moveText } from "./board.js";
 import { LiveSocket } from "./socket.js";
 import { outcomeText } from "./summary.js";
 
 const _ = (s) => (window.gettext ? window.gettext(s) : s);
+const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
 const root = document.querySelector(".watch");
 const gameId = root.dataset.game;
 const board = new Board(root.querySelector(".board"), { interactive: false });
 const stat = (name) => root.querySelector(`[data-stat=${name}]`);
 let version = null;
 let size = null;
+let replaying = false;
+let latest = null;
 
 function showNumbers({ score, moves, pyramid_left, outcome }) {
   stat("score").textContent = score;
@@ -22,6 +25,8 @@ function showNumbers({ score, moves, pyramid_left, outcome }) {
 
 function showGame(game) {
   version = game.moves;
+  latest = game;
+  if (replaying) return;
   const state = game.state;
   size = state.rows.reduce((n, row) => n + row.length, 0);
   root.querySelector(".full-view").hidden = false;
@@ -69,4 +74,25 @@ const socket = new LiveSocket(socketUrl(`/ws/games/${gameId}/`), {
     }
     document.body.dataset.ready = "1";
   },
+});
+
+// Every position of the game so far, one after another (full view only: docs/live.md, replay).
+root.querySelector(".replay-button").addEventListener("click", async () => {
+  const answer = await socket.request({ type: "replay" });
+  const caption = root.querySelector(".replay-caption");
+  if (answer.type !== "replay") {
+    caption.textContent = answer.message || "";
+    return;
+  }
+  replaying = true;
+  const steps = answer.steps;
+  board.render(answer.start);
+  for (const [i, step] of steps.entries()) {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const before = i === 0 ? answer.start : steps[i - 1].state;
+    board.render(step.state);
+    caption.textContent = fmt(_("Move %(n)s of %(total)s: %(move)s"), { n: step.number, total: steps.length, move: moveText(before, step.move) });
+  }
+  replaying = false;
+  if (latest) showGame(latest);
 });
