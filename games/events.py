@@ -13,6 +13,7 @@ line) and ``game-<id>-summary`` (everyone else: never a card); a challenge's roo
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -148,15 +149,26 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
 # ----------------------------------------------------------------- sending
 
 
+async def _group_send_all(layer: Any, sends: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    return await asyncio.gather(
+        *(layer.group_send(group, {"type": LAYER_TYPE, "event": event}) for group, event in sends),
+        return_exceptions=True,
+    )
+
+
 def _send_now(sends: list[tuple[str, dict[str, Any]]]) -> None:
+    """One hop to the event loop for all of a write's events; a failure is logged, never raised:
+    the write stands, and a client that misses the event gets it back with ``sync``."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not sends:
         return
-    for group, event in sends:
-        try:
-            async_to_sync(layer.group_send)(group, {"type": LAYER_TYPE, "event": event})
-        except Exception:  # a lost event is recovered by the client's sync; the write stands
-            log.exception("could not publish %s to %s", event.get("type"), group)
+    try:
+        results = async_to_sync(_group_send_all)(layer, sends)
+    except Exception as error:
+        results = [error] * len(sends)
+    for (group, event), result in zip(sends, results):
+        if isinstance(result, BaseException):
+            log.error("could not publish %s to %s: %r", event.get("type"), group, result)
 
 
 def _publish(sends: list[tuple[str, dict[str, Any]]]) -> None:

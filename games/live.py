@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, Q
 
 from games.engine import Game as EngineGame
@@ -31,11 +32,28 @@ def player_ref(user: Any) -> dict[str, Any]:
     return {"id": user.pk, "display_name": user.display_name}
 
 
+def game_player_ref(game: Game) -> dict[str, Any]:
+    """The game's player, read once: a move's events need the name, and the locked row lacks it."""
+    if "player" not in game._state.fields_cache:
+        game.player = get_user_model().objects.only("id", "display_name").get(pk=game.player_id)
+    return player_ref(game.player)
+
+
 def game_json(game: Game, state: EngineGame | None = None) -> dict[str, Any]:
-    """The game view exactly as the REST API renders it (dates as ISO strings)."""
+    """The game view exactly as the REST API renders it (dates as ISO strings).
+
+    Built once per position: a move's answer and its event share it.
+    """
     from .apis import GameOutputSerializer
 
-    return dict(GameOutputSerializer(game_view(game, state)).data)
+    stamp = (game.move_count, game.outcome, game.score, game.finished_at)
+    memo = game.__dict__.get("_live_json")
+    if state is not None and memo is not None and memo[0] is state and memo[1] == stamp:
+        return memo[2]
+    body = dict(GameOutputSerializer(game_view(game, state)).data)
+    if state is not None:
+        game.__dict__["_live_json"] = (state, stamp, body)
+    return body
 
 
 def game_summary(game: Game, state: EngineGame) -> dict[str, Any]:
@@ -44,7 +62,7 @@ def game_summary(game: Game, state: EngineGame) -> dict[str, Any]:
         "game": game.pk,
         "challenge": game.challenge_id,
         "ranked": game.ranked,
-        "player": player_ref(game.player),
+        "player": game_player_ref(game),
         "moves": game.move_count,
         "score": game.score if game.score is not None else state.score,
         "pyramid_left": state.geometry.size - bin(state.removed).count("1"),

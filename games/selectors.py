@@ -70,8 +70,16 @@ def game_moves(game: Game) -> list[EngineMove]:
 
 
 def game_engine_state(game: Game) -> EngineGame:
-    """The position rebuilt from the deal and the stored move log."""
-    return EngineGame.replay(game.challenge.deal, game_moves(game))
+    """The position rebuilt from the deal and the stored move log (remembered for ranked games: games/positions.py)."""
+    from . import positions
+
+    key = positions.key_of("game", game.pk, game.started_at, game.move_count)
+    if game.ranked and (state := positions.recall(key)) is not None:
+        return state
+    state = EngineGame.replay(game.challenge.deal, game_moves(game))
+    if game.ranked:
+        positions.remember(key, state)
+    return state
 
 
 def game_view(game: Game, state: EngineGame | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from games.engine.rules import UnknownPresetError
 from leaderboard.services import score_record
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
-from . import events
+from . import events, positions
 from .models import SEED_BOUND, DailyChallenge, Game, Move, seed_commitment
 from .selectors import game_engine_state, game_moves, local_today
 
@@ -320,6 +320,9 @@ def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
         else:
             outcome = Game.Outcome.WON if state.outcome is Outcome.WON else Game.Outcome.LOST
             _finish(game, outcome, list(state.moves))
+        if game.ranked:
+            key = positions.key_of("game", game.pk, game.started_at, game.move_count)
+            transaction.on_commit(lambda: positions.remember(key, state))
         events.publish_game_move_made(game=game, state=state)
     return Play(game, state)
 

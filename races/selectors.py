@@ -8,6 +8,7 @@ from typing import Any
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
+from games import positions
 from games.engine import parse_move
 from games.live import player_ref
 from piramide_site.errors import NotFound
@@ -27,9 +28,14 @@ def race_entries(race: Race) -> list[RaceEntry]:
 
 
 def race_entry_state(race: Race, entry: RaceEntry) -> EngineGame:
-    """The player's position, rebuilt from the race's deal and the stored moves."""
-    notations = entry.moves.order_by("number").values_list("notation", flat=True)
-    return EngineGame.replay(race.deal, [parse_move(text) for text in notations])
+    """The player's position, rebuilt from the race's deal and the stored moves (remembered: no undo)."""
+    key = positions.key_of("race", entry.pk, entry.joined_at, entry.move_count)
+    state = positions.recall(key)
+    if state is None:
+        notations = entry.moves.order_by("number").values_list("notation", flat=True)
+        state = EngineGame.replay(race.deal, [parse_move(text) for text in notations])
+        positions.remember(key, state)
+    return state
 
 
 def pyramid_left(state: EngineGame) -> int:

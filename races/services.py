@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework import status
 
-from games import events
+from games import events, positions
 from games.engine import Game as EngineGame
 from games.engine import IllegalMoveError, NotationError, Outcome, get_rules, parse_move, score_moves
 from games.engine.rules import UnknownPresetError
@@ -221,6 +221,8 @@ def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
             entry.finished_at = timezone.now()
             entry.score = score_moves(list(state.moves))
         entry.save(update_fields=["move_count", "score", "pyramid_left", "outcome", "finished_at"])
+        key = positions.key_of("race", entry.pk, entry.joined_at, entry.move_count)
+        transaction.on_commit(lambda: positions.remember(key, state))
         _progress(race, entry)
         if entry.is_finished:
             _finish_race_if_over(race, winner=entry if entry.outcome == RaceEntry.Outcome.WON else None)

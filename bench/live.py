@@ -1,0 +1,543 @@
+"""The live layer under load: players following solver lines, spectators, a saturation round, and a
+bare Channels echo consumer on the same server stack measured in the same run as the floor.
+
+    .venv/bin/python bench/live.py [--players 200] [--spectators 200] [--think 0.5]
+                                   [--duration 20] [--saturation-duration 10]
+
+It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
+migrates it, creates a classic challenge for today with a winnable deal, the players (each with a
+ranked game and practice games of that deal, so they can keep playing) and the spectators (each
+past the spoiler line, so they watch move by move), then starts one uvicorn process (uvloop,
+httptools) serving ``piramide_site.asgi`` plus an echo route, on the Redis channel layer.
+
+Rounds, each ``--duration`` seconds (the saturation rounds ``--saturation-duration``):
+
+1. echo at human pace: one client per player sends a small JSON message after each think time
+   and waits for it to come back;
+2. live at human pace: each player plays full games over ``/ws/games/<id>/`` by following the
+   solver's winning line, with a think time drawn uniformly from 0.5x to 1.5x ``--think`` before
+   each move; each spectator watches one player's game;
+3. echo saturated (think 0);
+4. live saturated (think 0).
+
+Printed per round: messages (moves) per second, round-trip p50/p99, for live rounds the fan-out
+delay p50/p99 (from the mover sending a move to a spectator receiving its ``game.move_made``),
+the server's resident memory (now and peak), and errors.  Afterwards every game's stored move log
+is compared with the moves the server accepted: none may be lost or duplicated.
+
+The per-connection rate limit is raised for the server (``LIVE_RATE_PER_SECOND``) so the
+saturation rounds measure the server, not the limiter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+ECHO_PATH = "/ws/echo/"
+
+
+# ----------------------------------------------------------------- the server side
+
+
+def __getattr__(name: str) -> Any:
+    """``uvicorn bench.live:application``: the site's ASGI stack with one more route, a bare echo."""
+    if name != "application":
+        raise AttributeError(name)
+    from django.core.asgi import get_asgi_application
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
+    http = get_asgi_application()
+    from channels.auth import AuthMiddlewareStack
+    from channels.generic.websocket import AsyncWebsocketConsumer
+    from channels.routing import ProtocolTypeRouter, URLRouter
+    from channels.security.websocket import AllowedHostsOriginValidator
+    from django.urls import path
+
+    from games.routing import not_found_urlpatterns
+    from games.routing import websocket_urlpatterns as game_routes
+    from races.routing import websocket_urlpatterns as race_routes
+
+    class EchoConsumer(AsyncWebsocketConsumer):
+        async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+            await self.send(text_data=text_data)
+
+    routes = [path(ECHO_PATH.strip("/") + "/", EchoConsumer.as_asgi()), *game_routes, *race_routes, *not_found_urlpatterns]
+    return ProtocolTypeRouter(
+        {"http": http, "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes)))}
+    )
+
+
+# ----------------------------------------------------------------- set-up
+
+
+def server_env(args: argparse.Namespace) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "piramide_site.settings.local",
+        "DJANGO_DEBUG": "false",
+        "DATABASE_URL": f"{args.database_url.rstrip('/')}/piramide_bench",
+        "REDIS_URL": args.redis_url,
+        "DJANGO_CONN_MAX_AGE": "600",
+        "LEADERBOARD_KEY_PREFIX": "piramide-bench:lb",
+        "LIVE_RATE_PER_SECOND": "100000",
+        "LIVE_RATE_BURST": "100000",
+        "CELERY_TASK_ALWAYS_EAGER": "true",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+def recreate_database(args: argparse.Namespace) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{args.database_url.rstrip('/')}/postgres", autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS piramide_bench WITH (FORCE)")
+        conn.execute("CREATE DATABASE piramide_bench")
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=server_env(args), check=True)
+    import redis
+
+    client = redis.Redis.from_url(args.redis_url)
+    keys = list(client.scan_iter(match="piramide-bench:*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
+@dataclass
+class World:
+    challenge_id: int
+    line: list[str]
+    #: per player: the session cookie and the ids of the games it will play, in order
+    players: list[tuple[str, list[int]]]
+    spectators: list[str]
+
+
+def build_world(args: argparse.Namespace, games_per_player: int) -> World:
+    os.environ.update(server_env(args))
+    import django
+
+    django.setup()
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from accounts.models import User
+    from games.engine import Game as EngineGame
+    from games.engine.solver import solve
+    from games.models import DailyChallenge, Game, seed_commitment
+    from games.selectors import local_today
+    from games.services import draw_seed
+
+    while True:
+        seed = draw_seed()
+        solution = solve(EngineGame.from_seed("classic", seed), time_limit=5)
+        if solution.line:
+            break
+    challenge = DailyChallenge.objects.create(
+        date=local_today(), preset="classic", seed=seed, seed_commitment=seed_commitment("classic", seed),
+        status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(solution.line),
+    )
+    users = User.objects.bulk_create(
+        [User(username=f"p{i}", display_name=f"Player {i}", password="!") for i in range(args.players)]
+        + [User(username=f"s{i}", display_name=f"Spectator {i}", password="!") for i in range(args.spectators)]
+    )
+    if users[0].pk is None:  # backends without RETURNING
+        users = list(User.objects.order_by("pk"))
+
+    def cookie(user: Any) -> str:
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        return str(session.session_key)
+
+    players, spectators = users[: args.players], users[args.players :]
+    rows = []
+    for user in players:
+        rows.append(Game(challenge=challenge, player=user, ranked=True))
+        rows.extend(Game(challenge=challenge, player=user, ranked=False) for _ in range(games_per_player - 1))
+    # Spectators have played their own ranked game: they are past the spoiler line.
+    rows.extend(Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators)
+    Game.objects.bulk_create(rows)
+    games: dict[int, list[int]] = defaultdict(list)
+    for game_id, player_id in Game.objects.filter(player__in=players).order_by("-ranked", "pk").values_list("pk", "player_id"):
+        games[player_id].append(game_id)
+    return World(
+        challenge_id=challenge.pk,
+        line=[str(move) for move in solution.line],
+        players=[(cookie(user), games[user.pk]) for user in players],
+        spectators=[cookie(user) for user in spectators],
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(args: argparse.Namespace, port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "bench.live:application", "--host", "127.0.0.1", "--port", str(port),
+         "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning",
+         "--ws-max-queue", "256"],
+        cwd=ROOT, env=server_env(args),
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the server exited with {process.returncode}")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/challenges/today/", timeout=2).read()
+            return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("the server did not answer within 60 s")
+
+
+def memory_mb(pid: int) -> tuple[float, float]:
+    """(resident now, peak resident) of a process, in MB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+# ----------------------------------------------------------------- the clients
+
+
+@dataclass
+class Tally:
+    name: str
+    rtts: list[float] = field(default_factory=list)
+    fanouts: list[float] = field(default_factory=list)
+    messages: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class Ledger:
+    """Moves the server accepted (move.ok), per game: checked against the database at the end."""
+
+    accepted: dict[int, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
+    sent_at: dict[tuple[int, int], float] = field(default_factory=dict)
+
+
+async def open_socket(port: int, path: str, cookie: str | None = None) -> Any:
+    from websockets.asyncio.client import connect
+
+    headers = {"Cookie": f"sessionid={cookie}"} if cookie else None
+    return await connect(
+        f"ws://127.0.0.1:{port}{path}", origin="http://127.0.0.1", additional_headers=headers,
+        proxy=None, compression=None, max_queue=1024, open_timeout=60, ping_interval=None,
+    )
+
+
+async def receive_until(ws: Any, kind: str, timeout: float = 30) -> dict[str, Any]:
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+        if message["type"] == kind:
+            return message
+        if message["type"] == "error":
+            raise RuntimeError(f"{message['code']}: {message['message']}")
+
+
+def think_time(think: float, rng: random.Random) -> float:
+    return rng.uniform(0.5 * think, 1.5 * think) if think > 0 else 0.0
+
+
+async def echo_client(port: int, think: float, until: float, tally: Tally, rng: random.Random, started: asyncio.Event) -> None:
+    ws = await open_socket(port, ECHO_PATH)
+    await started.wait()
+    try:
+        payload = json.dumps({"type": "move", "move": "7.1+7.4", "seen": 12})
+        while time.monotonic() < until:
+            await asyncio.sleep(think_time(think, rng))
+            sent = time.perf_counter()
+            await ws.send(payload)
+            await asyncio.wait_for(ws.recv(), 30)
+            tally.rtts.append(time.perf_counter() - sent)
+            tally.messages += 1
+    except Exception as error:  # noqa: BLE001 - every failure is counted and printed
+        tally.errors.append(f"echo: {type(error).__name__}: {error}")
+    finally:
+        await ws.close()
+
+
+class Follow:
+    """Tells a spectator which game its player moved on to."""
+
+    def __init__(self) -> None:
+        self.game: asyncio.Queue[int | None] = asyncio.Queue()
+
+
+async def player_client(
+    port: int, cookie: str, games: list[int], line: list[str], think: float, until: float, tally: Tally,
+    ledger: Ledger, follows: list[Follow], rng: random.Random, started: asyncio.Event, next_game: dict[str, int],
+) -> None:
+    await started.wait()
+    try:
+        while time.monotonic() < until:
+            if next_game["index"] >= len(games):
+                tally.errors.append("a player ran out of prepared games: raise the games per player")
+                return
+            game_id = games[next_game["index"]]
+            next_game["index"] += 1
+            for follow in follows:
+                follow.game.put_nowait(game_id)
+            ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
+            try:
+                state = await receive_until(ws, "state")
+                await receive_until(ws, "synced")
+                for seen in range(state["version"], len(line)):
+                    if time.monotonic() >= until:
+                        break
+                    await asyncio.sleep(think_time(think, rng))
+                    sent = time.perf_counter()
+                    ledger.sent_at[(game_id, seen + 1)] = sent
+                    await ws.send(json.dumps({"type": "move", "move": line[seen], "seen": seen}))
+                    reply = await receive_until(ws, "move.ok")
+                    tally.rtts.append(time.perf_counter() - sent)
+                    tally.messages += 1
+                    ledger.accepted[game_id].append((reply["version"], line[seen]))
+            finally:
+                await ws.close()
+    except Exception as error:  # noqa: BLE001
+        tally.errors.append(f"player: {type(error).__name__}: {error}")
+    finally:
+        for follow in follows:
+            follow.game.put_nowait(None)
+
+
+async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally, ledger: Ledger) -> None:
+    try:
+        game_id = await follow.game.get()
+        while game_id is not None:
+            ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
+            hello = await receive_until(ws, "hello")
+            if hello["view"] != "full":
+                tally.errors.append("a spectator past the spoiler line got summaries")
+            switch = asyncio.ensure_future(follow.game.get())
+            try:
+                while not switch.done():
+                    receive = asyncio.ensure_future(ws.recv())
+                    done, _ = await asyncio.wait({receive, switch}, return_when=asyncio.FIRST_COMPLETED)
+                    if receive not in done:
+                        receive.cancel()
+                        break
+                    message = json.loads(receive.result())
+                    if message["type"] == "game.move_made" and not message.get("replayed"):
+                        sent = ledger.sent_at.get((message["game"], message["version"]))
+                        if sent is not None:
+                            tally.fanouts.append(time.perf_counter() - sent)
+                    elif message["type"] == "error":
+                        tally.errors.append(f"spectator: {message['code']}")
+            finally:
+                await ws.close()
+            game_id = switch.result()
+    except Exception as error:  # noqa: BLE001
+        tally.errors.append(f"spectator: {type(error).__name__}: {error}")
+
+
+async def run_echo(port: int, clients: int, think: float, seconds: float, name: str) -> Tally:
+    """One echo client per player, all connected before the clock starts; stopped after ``seconds``."""
+    tally = Tally(name)
+    started = asyncio.Event()
+    rng = random.Random(1)
+    tasks = [
+        asyncio.ensure_future(echo_client(port, think, float("inf"), tally, random.Random(rng.random()), started))
+        for _ in range(clients)
+    ]
+    await asyncio.sleep(1.0 + clients * 0.005)
+    begin = time.monotonic()
+    started.set()
+    await asyncio.sleep(seconds)
+    tally.seconds = time.monotonic() - begin
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return tally
+
+
+async def run_live(
+    port: int, world: World, spectators: int, think: float, seconds: float, name: str, ledger: Ledger,
+    cursors: list[dict[str, int]],
+) -> Tally:
+    tally = Tally(name)
+    started = asyncio.Event()
+    follows: list[list[Follow]] = [[] for _ in world.players]
+    spectator_tasks = []
+    for i, cookie in enumerate(world.spectators[:spectators]):
+        follow = Follow()
+        follows[i % len(world.players)].append(follow)
+        spectator_tasks.append(asyncio.ensure_future(spectator_client(port, cookie, follow, tally, ledger)))
+    rng = random.Random(2)
+    begin = time.monotonic()
+    until = begin + seconds
+    player_tasks = [
+        asyncio.ensure_future(
+            player_client(port, cookie, games, world.line, think, until, tally, ledger, follows[i],
+                          random.Random(rng.random()), started, cursors[i])
+        )
+        for i, (cookie, games) in enumerate(world.players)
+    ]
+    started.set()
+    await asyncio.gather(*player_tasks)
+    tally.seconds = time.monotonic() - begin
+    await asyncio.sleep(0.5)
+    for task in spectator_tasks:
+        task.cancel()
+    await asyncio.gather(*spectator_tasks, return_exceptions=True)
+    return tally
+
+
+# ----------------------------------------------------------------- reporting
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
+    row = {
+        "round": tally.name,
+        "per_second": tally.messages / tally.seconds if tally.seconds else 0.0,
+        "rtt_p50_ms": percentile(tally.rtts, 0.50) * 1000,
+        "rtt_p99_ms": percentile(tally.rtts, 0.99) * 1000,
+        "fanout_p50_ms": percentile(tally.fanouts, 0.50) * 1000 if tally.fanouts else None,
+        "fanout_p99_ms": percentile(tally.fanouts, 0.99) * 1000 if tally.fanouts else None,
+        "fanout_events": len(tally.fanouts),
+        "rss_mb": memory[0],
+        "peak_rss_mb": memory[1],
+        "errors": len(tally.errors),
+    }
+    fanout = (
+        f"  fan-out p50 {row['fanout_p50_ms']:.2f} ms p99 {row['fanout_p99_ms']:.2f} ms ({row['fanout_events']} events)"
+        if tally.fanouts else ""
+    )
+    print(
+        f"{tally.name:<24} {row['per_second']:8.0f} msg/s  RTT p50 {row['rtt_p50_ms']:6.2f} ms p99 {row['rtt_p99_ms']:6.2f} ms"
+        f"{fanout}  server RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})  errors {len(tally.errors)}",
+        flush=True,
+    )
+    for error in sorted(set(tally.errors))[:5]:
+        print(f"    error: {error}")
+    return row
+
+
+def check_logs(ledger: Ledger) -> tuple[int, int, int]:
+    """(games checked, moves lost, moves duplicated or unexpected): the stored logs against the accepted moves."""
+    from games.models import Game, Move
+
+    lost = extra = 0
+    stored: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for game_id, number, notation in Move.objects.filter(game_id__in=list(ledger.accepted)).order_by("game_id", "number").values_list("game_id", "number", "notation"):
+        stored[game_id].append((number, notation))
+    counts = dict(Game.objects.filter(pk__in=list(ledger.accepted)).values_list("pk", "move_count"))
+    for game_id, accepted in ledger.accepted.items():
+        have = stored.get(game_id, [])
+        lost += len(set(accepted) - set(have))
+        extra += len(have) - len(set(have)) + len(set(have) - set(accepted))
+        if counts.get(game_id) != len(have):
+            extra += 1
+    return len(ledger.accepted), lost, extra
+
+
+async def main_async(args: argparse.Namespace, port: int, server_pid: int, world: World) -> list[dict[str, Any]]:
+    rows = []
+    ledger = Ledger()
+    cursors = [{"index": 0} for _ in world.players]
+    rounds = [
+        ("echo", args.think, args.duration, f"echo, think {args.think}s"),
+        ("live", args.think, args.duration, f"live, think {args.think}s"),
+        ("echo", 0.0, args.saturation_duration, "echo, saturated"),
+        ("live", 0.0, args.saturation_duration, "live, saturated"),
+    ]
+    for kind, think, seconds, name in rounds:
+        if kind == "echo":
+            tally = await run_echo(port, len(world.players), think, seconds, name)
+        else:
+            tally = await run_live(port, world, args.spectators, think, seconds, name, ledger, cursors)
+        rows.append(report(tally, memory_mb(server_pid)))
+    games, lost, extra = await asyncio.to_thread(check_logs, ledger)
+    print(f"move logs: {games} games checked, {sum(len(v) for v in ledger.accepted.values())} accepted moves, "
+          f"{lost} lost, {extra} duplicated or unexpected", flush=True)
+    rows.append({"round": "logs", "games": games, "lost": lost, "duplicated": extra})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--spectators", type=int, default=200)
+    parser.add_argument("--think", type=float, default=0.5, help="mean seconds a player thinks before a move")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of each human-pace round")
+    parser.add_argument("--saturation-duration", type=float, default=10.0)
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
+    parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    if args.spectators > args.players * 4:
+        parser.error("at most four spectators per player")
+
+    import uvloop
+
+    print(f"players {args.players}, spectators {args.spectators}, think {args.think} s, "
+          f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis layer, one uvicorn process",
+          flush=True)
+    recreate_database(args)
+    moves_per_game = 60
+    saturated_moves = 4000 * args.saturation_duration / max(1, args.players)
+    games_per_player = int(2 + args.duration / max(0.05, args.think) / moves_per_game + saturated_moves / 30)
+    world = build_world(args, games_per_player)
+    print(f"challenge {world.challenge_id}: a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
+          flush=True)
+    port = free_port()
+    server = start_server(args, port)
+    try:
+        rows = uvloop.run(main_async(args, port, server.pid, world))
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    echo_human, live_human, echo_sat, live_sat, logs = rows
+    print()
+    print(f"move RTT p50 at human pace: {live_human['rtt_p50_ms']:.2f} ms = "
+          f"{live_human['rtt_p50_ms'] / echo_human['rtt_p50_ms']:.2f}x the echo's {echo_human['rtt_p50_ms']:.2f} ms (target <= 2x)")
+    print(f"move RTT p99 at human pace: {live_human['rtt_p99_ms']:.2f} ms (target <= 20 ms)")
+    if live_human["fanout_p99_ms"] is not None:
+        print(f"fan-out p99 to {args.spectators} spectators: {live_human['fanout_p99_ms']:.2f} ms (target <= 50 ms)")
+    print(f"saturated: {live_sat['per_second']:.0f} moves/s = {100 * live_sat['per_second'] / echo_sat['per_second']:.0f}% "
+          f"of the echo's {echo_sat['per_second']:.0f} messages/s (target >= 25%)")
+    errors = sum(row.get("errors", 0) for row in rows)
+    print(f"errors: {errors}; moves lost: {logs['lost']}; duplicated: {logs['duplicated']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
