@@ -13,9 +13,11 @@ $(STAMP): requirements.txt
 
 venv: $(STAMP)
 
+# PYTEST_ARGS narrows the run, as .ci/run does for its server-less pass: -m "not servers"
+PYTEST_ARGS ?=
 test: $(STAMP)
 	$(PY) -m mypy
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The site on the embedded defaults (SQLite, in-memory channel layer, eager Celery tasks), or on
 # Postgres / Redis / a Celery worker when DATABASE_URL and REDIS_URL are set.

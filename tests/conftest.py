@@ -21,6 +21,21 @@ ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
+SERVER_FIXTURES = {"postgres", "redis_url", "redis_ranks", "_worker_process", "celery_worker"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that needs a server, so `-m "not servers"` runs the embedded suite alone.
+
+    .ci/run does that for its first, server-less pass, then runs everything against Postgres,
+    Redis and a worker.
+    """
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())) or params.get("store") == "redis":
+            item.add_marker(pytest.mark.servers)
+
+
 def missing(reason: str) -> None:
     """Skip (or, in CI, fail) a test whose server is not there."""
     if IN_CI:
