@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from games.engine import Game, parse_move
 
 from .conftest import ARTIFACTS, CLASSIC_SEED
 from .helpers import card, drag, play_move, sign_up, start_ranked, touch_drag, wait_confirmed, winning_line
 
 
-def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, page: Any) -> None:
+def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, new_context: Any) -> None:
+    context = new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
     name = sign_up(page, site)
     start_ranked(page)
     page.screenshot(path=str(ARTIFACTS / "play-desktop.png"))
@@ -28,6 +33,10 @@ def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_
     page.screenshot(path=str(ARTIFACTS / "play-won.png"))
     share = dialog.locator(".share-preview").inner_text()
     assert "🟩🟩🟩🟩🟩🟩🟩" in share and str(expected.score) in share
+    dialog.locator(".share").click()
+    dialog.locator(".share-done").filter(has_text="Copiato").wait_for()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("Piramide #") and "⬜" not in copied and f"{expected.score} punti" in copied
     page.goto("/leaderboards/?board=today&preset=classic")
     page.screenshot(path=str(ARTIFACTS / "leaderboard.png"), full_page=True)
     mine = page.locator("tr.me")
@@ -84,13 +93,42 @@ def test_keyboard_only_play_of_several_moves(site: Any, page: Any) -> None:
     assert page.locator("[data-stat=moves]").inner_text() == str(len(line))
 
 
-def test_cards_are_named_for_screen_readers_in_italian(site: Any, page: Any) -> None:
+@pytest.mark.parametrize(
+    ("locale", "free", "covered", "suits"),
+    [
+        ("it-IT", ", libera", ", bloccata", ("fiori", "quadri", "cuori", "picche")),
+        ("en-US", ", free", ", covered", ("clubs", "diamonds", "hearts", "spades")),
+        ("es-ES", ", libre", ", bloqueada", ("tréboles", "diamantes", "corazones", "picas")),
+    ],
+)
+def test_cards_are_named_for_screen_readers_in_each_language(
+    site: Any, new_context: Any, locale: str, free: str, covered: str, suits: tuple[str, ...]
+) -> None:
+    page = new_context(locale=locale).new_page()
     sign_up(page, site)
     start_ranked(page)
     labels = [card(page, f"7.{i}").get_attribute("aria-label") for i in range(1, 8)]
-    assert all(label.endswith(", libera") for label in labels), labels
-    assert card(page, "1.1").get_attribute("aria-label").endswith(", bloccata")
-    assert "fiori" in " ".join(labels + [card(page, "1.1").get_attribute("aria-label")]) or "picche" in " ".join(labels)
+    assert all(label.endswith(free) for label in labels), labels
+    apex = card(page, "1.1").get_attribute("aria-label")
+    assert apex.endswith(covered)
+    assert all(any(suit in label for suit in suits) for label in labels + [apex])
+
+
+def test_two_tabs_of_one_player_stay_in_step(site: Any, new_context: Any) -> None:
+    context = new_context()
+    first = context.new_page()
+    sign_up(first, site)
+    start_ranked(first)
+    second = context.new_page()
+    second.goto(first.url)
+    second.wait_for_selector("body[data-ready='1']")
+    first.keyboard.press("d")
+    wait_confirmed(first, 1)
+    wait_confirmed(second, 1)
+    assert second.locator("[data-stat=moves]").inner_text() == "1"
+    second.keyboard.press("d")
+    wait_confirmed(second, 2)
+    wait_confirmed(first, 2)
 
 
 def test_on_a_phone_a_finger_drags_a_pair_and_forty_shows_face_down_cards(site: Any, new_context: Any) -> None:
