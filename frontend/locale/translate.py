@@ -213,6 +213,10 @@ T: dict[str, tuple] = {
     "This deal could not be won from the start.": ("Questa smazzata non si poteva vincere fin dall'inizio.", "Este reparto no se podía ganar desde el principio."),
     "The solver could not find where the game was lost in time.": ("Il risolutore non ha trovato in tempo dove si è persa la partita.", "El resolvedor no encontró a tiempo dónde se perdió la partida."),
     "a draw": ("una pescata", "un robo"),
+    "the game had moved on elsewhere: here is where it stands now": (
+        "la partita era andata avanti altrove: ecco a che punto è",
+        "la partida había avanzado en otro sitio: así está ahora",
+    ),
     "Replay move by move": ("Rivedi mossa per mossa", "Repetir jugada a jugada"),
     "Move %(n)s of %(total)s: %(move)s": ("Mossa %(n)s di %(total)s: %(move)s", "Jugada %(n)s de %(total)s: %(move)s"),
     "a redeal": ("un rigiro", "una vuelta"),

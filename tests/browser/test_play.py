@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -126,6 +127,7 @@ def test_two_tabs_of_one_player_stay_in_step(site: Any, new_context: Any) -> Non
     wait_confirmed(first, 1)
     wait_confirmed(second, 1)
     assert second.locator("[data-stat=moves]").inner_text() == "1"
+    assert second.evaluate("window.vanished"), "the pair was not shown removed before the server answered"
     second.keyboard.press("d")
     wait_confirmed(second, 2)
     wait_confirmed(first, 2)
@@ -185,3 +187,41 @@ def test_practice_has_undo_and_hint(site: Any, page: Any) -> None:
     page.click("[data-action=hint]")
     page.locator(".play .toast").filter(has_text="Suggerimento").wait_for()
     assert page.locator(".play .card.hint").count() >= 1
+
+
+def test_a_move_the_server_refuses_after_it_was_shown_is_rolled_back(site: Any, new_context: Any) -> None:
+    context = new_context()
+    first = context.new_page()
+    sign_up(first, site)
+    start_ranked(first)
+    pair = winning_line("classic", CLASSIC_SEED)[0]
+    assert "+" in pair and "S" not in pair
+
+    # The second tab never hears of the first tab's moves, so its view goes out of date.
+    def deaf_to_moves(ws: Any) -> None:
+        server = ws.connect_to_server()
+        server.on_message(lambda message: None if "game.move_made" in str(message) else ws.send(message))
+
+    second = context.new_page()
+    second.route_web_socket(re.compile(r"/ws/games/"), deaf_to_moves)
+    second.goto(first.url)
+    second.wait_for_selector("body[data-ready='1']")
+
+    first.keyboard.press("d")
+    wait_confirmed(first, 1)
+    assert second.locator(".play").get_attribute("data-confirmed") == "0"
+
+    watched_ref = pair.split("+")[0]
+    second.evaluate(
+        """ref => { window.vanished = false; const pyramid = document.querySelector('.play .pyramid');
+        new MutationObserver(() => { if (!pyramid.querySelector(`[data-ref="${ref}"]`)) window.vanished = true; })
+          .observe(pyramid, { childList: true }); }""",
+        watched_ref,
+    )
+    drag(second, *pair.split("+"))
+    toast = second.locator(".play .toast")
+    toast.filter(has_text="altrove").wait_for()
+    wait_confirmed(second, 1)
+    assert all(card(second, ref).count() == 1 for ref in pair.split("+"))
+    assert second.locator("[data-stat=moves]").inner_text() == "1"
+    assert second.evaluate("window.vanished"), "the pair was not shown removed before the server answered"

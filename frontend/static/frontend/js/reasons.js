@@ -9,6 +9,7 @@ function cardText(label) {
 }
 
 const RULES = [
+  [/^the game has \d+ moves and you have seen \d+/, () => _("the game had moved on elsewhere: here is where it stands now")],
   [/^(\S+) \+ (\S+) is (\d+), not (\d+)$/, (m) => fmt(_("%(a)s + %(b)s makes %(sum)s, not %(target)s"), { a: m[1], b: m[2], sum: m[3], target: m[4] })],
   [/^(.+) is covered by (\d+) cards?$/, (m) => fmt(plural("%(card)s is covered by %(n)s card", "%(card)s is covered by %(n)s cards", Number(m[2])), { card: cardText(m[1]), n: m[2] })],
   [/^in \S+ every pair needs a pyramid card$/, () => _("every pair needs a pyramid card")],
