@@ -64,6 +64,7 @@ def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any,
     room_entry.wait_for()
     assert "3 mosse" in room_entry.inner_text()
     assert spectator.locator(".room .card").count() == 0
+    spectator.screenshot(path=str(ARTIFACTS / "room.png"))
 
     spectator.goto("/")
     start_ranked(spectator)
@@ -71,6 +72,8 @@ def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any,
     spectator.click("[data-action=resign]")
     spectator.locator("dialog#game-over").wait_for(state="visible")
 
+    spectator.goto("/profile/")
+    spectator.screenshot(path=str(ARTIFACTS / "profile.png"), full_page=True)
     spectator.goto(f"/games/{watched}/watch/")
     spectator.wait_for_selector(".watch .full-view .pyramid .card")
     assert spectator.locator(".watch .spoiler").is_hidden()
@@ -96,6 +99,7 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
     friend.click(".race .join")
     host.wait_for_selector("[data-list=players] li:nth-child(2)")
 
+    host.screenshot(path=str(ARTIFACTS / "race-lobby.png"))
     host.click(".race .start")
     for page in (host, friend):
         page.wait_for_selector(".race .big-count:not([hidden])")
