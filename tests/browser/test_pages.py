@@ -98,6 +98,8 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
     friend.goto(link)
     friend.click(".race .join")
     host.wait_for_selector("[data-list=players] li:nth-child(2)")
+    assert host.locator(".race .join").is_hidden() and friend.locator(".race .join").is_hidden()
+    assert host.locator(".race .start").is_visible() and friend.locator(".race .start").is_hidden()
 
     host.screenshot(path=str(ARTIFACTS / "race-lobby.png"))
     host.click(".race .start")

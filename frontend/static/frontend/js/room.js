@@ -28,6 +28,13 @@ function showGames() {
 
 function showTop(top) {
   const list = root.querySelector("[data-list=top]");
+  if (!top.length) {
+    const li = document.createElement("li");
+    li.className = "empty";
+    li.textContent = _("No finished games yet.");
+    list.replaceChildren(li);
+    return;
+  }
   list.replaceChildren(
     ...top.map((row) => {
       const li = document.createElement("li");
