@@ -13,7 +13,7 @@ so the answers are remembered for the whole solve.  A bag is an integer: four bi
 
 from __future__ import annotations
 
-from .solver_position import Table
+from .solver_position import Position, Table
 
 BITS = 4
 NIBBLE = (1 << BITS) - 1
@@ -57,6 +57,11 @@ class Relaxation:
                 return True
         return False
 
+    def any_dead(self, removed: int, bag: int) -> bool:
+        table = self.table
+        present = table.full & ~removed
+        return any(mask & present and self.dead(removed, bag, v) for v, mask in table.by_value.items())
+
     def _search(self, removed: int, bag: int) -> bool:
         table = self.table
         full = table.full
@@ -91,3 +96,29 @@ class Relaxation:
         if removed != self.table.full and (self.dead(removed, bag, v) or self.dead(removed, bag, w)):
             return False
         return self.clearable(removed, bag)
+
+
+def last_pass_bag(table: Table, position: Position, bag: int) -> int:
+    """The bag of the outside cards still usable: ``bag`` itself, or, in the last pass, the bag
+    without the waste cards that lie under a card that can never leave.
+
+    With no recycle left a waste card only comes back into play when every card above it has
+    gone.  Outside the house rules two waste cards never pair, so a waste card whose value has no
+    partner among the pyramid cards left, nor among the stock (and drawn) cards when those may pair
+    with the waste, stays for good, and everything under it with it.
+    """
+    removed, stock, waste, drawn, recycles, _ = position
+    if recycles < table.recycles or len(waste) < 2 or table.house:
+        return bag
+    present = table.full & ~removed
+    partners = {v for v, mask in table.by_value.items() if mask & present}
+    if table.stock_waste_pairs:
+        partners.update(stock)
+        partners.add(drawn)
+    king, pair_sum = table.king, table.pair_sum
+    for depth in range(len(waste) - 1, 0, -1):
+        v = waste[depth]
+        if v == king or pair_sum - v in partners:
+            continue
+        return bag_of([u for u in stock + waste[depth:] + (drawn,) if u and u != king])
+    return bag

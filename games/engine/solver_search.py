@@ -23,7 +23,7 @@ from .solver_position import (
     SolverMove,
     Table,
 )
-from .solver_relax import BITS, Relaxation, bag_of
+from .solver_relax import BITS, Relaxation, bag_of, last_pass_bag
 
 
 class OutOfBudget(Exception):
@@ -178,8 +178,17 @@ class WinSearch:
         self.visited[key] = code
         house = self.house
         steps: list[SolverMove] = []
+        relaxation = self.relaxation
         while True:
             self.budget.spend()
+            if position[4] == table.recycles:
+                # in the last pass the waste only grows: once its buried cards make the pyramid
+                # impossible, every later pointer of the pass is impossible too
+                usable = last_pass_bag(table, position, bag)
+                if usable != bag:
+                    bag = usable
+                    if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
+                        return False
             removals = table.removals(position)
             forced = forced_move(table, position, removals)
             if forced is not None:
