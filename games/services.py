@@ -176,35 +176,54 @@ def challenge_replace_with_winnable(*, challenge_id: int) -> DailyChallenge:
     return challenge
 
 
+def challenges_missing(
+    *, today: dt.date | None = None, days: int | None = None, presets: list[str] | None = None
+) -> list[tuple[dt.date, str]]:
+    """The (date, preset) pairs of the next ``days`` days that have no challenge yet; reads only."""
+    today = today or local_today()
+    days = settings.PIRAMIDE_FILL_DAYS if days is None else days
+    presets = list(settings.PIRAMIDE_DAILY_PRESETS if presets is None else presets)
+    wanted = [(today + dt.timedelta(days=offset), preset) for offset in range(days) for preset in presets]
+    existing = set(
+        DailyChallenge.objects.filter(date__gte=today, date__lt=today + dt.timedelta(days=days)).values_list(
+            "date", "preset"
+        )
+    )
+    return [pair for pair in wanted if pair not in existing]
+
+
+def challenge_fill(*, date: dt.date, preset: str) -> DailyChallenge | None:
+    """Create the challenge of (date, preset) with a deal the solver proves winnable, unless one exists.
+
+    Solves with no lock held; get_or_create on the unique (date, preset) then lets exactly one of
+    two racing workers create it (the other gets the winner's row back).  None when no winnable
+    seed turned up in PIRAMIDE_WINNABLE_ATTEMPTS tries: the next run tries again.
+    """
+    if DailyChallenge.objects.filter(date=date, preset=preset).exists():
+        return None
+    found = _find_winnable(preset)
+    if found is None:
+        log.error("no winnable %s deal found for %s", preset, date)
+        return None
+    seed, fields = found
+    challenge, created = DailyChallenge.objects.get_or_create(
+        date=date, preset=preset, defaults={"seed": seed, "seed_commitment": seed_commitment(preset, seed), **fields}
+    )
+    return challenge if created else None
+
+
 def challenges_fill(
     *, today: dt.date | None = None, days: int | None = None, presets: list[str] | None = None
 ) -> list[DailyChallenge]:
     """Make sure every configured preset has a winnable challenge for each of the next ``days`` days.
 
-    Idempotent and safe to run in two workers at once: get_or_create on the unique (date,
-    preset) means a challenge is created once, and a losing racer keeps the winner's row.
+    Idempotent and safe to run in two workers at once (see challenge_fill).
     """
-    today = today or local_today()
-    days = settings.PIRAMIDE_FILL_DAYS if days is None else days
-    presets = list(settings.PIRAMIDE_DAILY_PRESETS if presets is None else presets)
-    created: list[DailyChallenge] = []
-    for offset in range(days):
-        date = today + dt.timedelta(days=offset)
-        for preset in presets:
-            if DailyChallenge.objects.filter(date=date, preset=preset).exists():
-                continue
-            found = _find_winnable(preset)
-            if found is None:
-                log.error("no winnable %s deal found for %s", preset, date)
-                continue
-            seed, fields = found
-            challenge, was_created = DailyChallenge.objects.get_or_create(
-                date=date,
-                preset=preset,
-                defaults={"seed": seed, "seed_commitment": seed_commitment(preset, seed), **fields},
-            )
-            if was_created:
-                created.append(challenge)
+    created = []
+    for date, preset in challenges_missing(today=today, days=days, presets=presets):
+        challenge = challenge_fill(date=date, preset=preset)
+        if challenge is not None:
+            created.append(challenge)
     return created
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from celery import shared_task
 
 from . import services
@@ -19,8 +21,18 @@ def challenge_replace_task(challenge_id: int) -> str:
 
 
 @shared_task
-def challenges_fill_task() -> list[int]:
-    return [challenge.pk for challenge in services.challenges_fill()]
+def challenges_fill_task() -> list[str]:
+    """Fan out: one task per missing (date, preset), so no single task runs for many solves."""
+    missing = services.challenges_missing()
+    for date, preset in missing:
+        challenge_fill_task.delay(date.isoformat(), preset)
+    return [f"{date} {preset}" for date, preset in missing]
+
+
+@shared_task
+def challenge_fill_task(date: str, preset: str) -> int | None:
+    challenge = services.challenge_fill(date=dt.date.fromisoformat(date), preset=preset)
+    return challenge.pk if challenge else None
 
 
 @shared_task

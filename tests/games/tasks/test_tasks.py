@@ -6,7 +6,13 @@ import time
 import pytest
 
 from games.models import DailyChallenge
-from games.tasks import challenge_replace_task, challenge_verify_task, challenges_fill_task, games_close_expired_task
+from games.tasks import (
+    challenge_fill_task,
+    challenge_replace_task,
+    challenge_verify_task,
+    challenges_fill_task,
+    games_close_expired_task,
+)
 from piramide_site.celery import app
 from tests.factories import UNWINNABLE, WINNABLE, make_challenge
 
@@ -41,10 +47,11 @@ def test_verify_task_twice_leaves_one_consistent_result():
 def test_fill_task_fills_the_configured_days(settings):
     settings.PIRAMIDE_DAILY_PRESETS = ["classic"]
     settings.PIRAMIDE_FILL_DAYS = 3
-    created = challenges_fill_task.delay().get()
-    assert len(created) == 3
-    assert challenges_fill_task.delay().get() == []
+    fanned_out = challenges_fill_task.delay().get()
+    assert len(fanned_out) == 3
     assert DailyChallenge.objects.count() == 3
+    assert challenges_fill_task.delay().get() == []
+    assert challenge_fill_task.delay(str(DailyChallenge.objects.first().date), "classic").get() is None
 
 
 @pytest.mark.django_db
