@@ -265,18 +265,19 @@ def think_time(think: float, rng: random.Random) -> float:
     return rng.uniform(0.5 * think, 1.5 * think) if think > 0 else 0.0
 
 
-async def echo_client(port: int, think: float, until: float, tally: Tally, rng: random.Random, started: asyncio.Event) -> None:
+async def echo_client(port: int, think: float, stop: asyncio.Event, tally: Tally, rng: random.Random, started: asyncio.Event) -> None:
     ws = await open_socket(port, ECHO_PATH)
     await started.wait()
     try:
         payload = json.dumps({"type": "move", "move": "7.1+7.4", "seen": 12})
-        while time.monotonic() < until:
+        while not stop.is_set():
             await asyncio.sleep(think_time(think, rng))
             sent = time.perf_counter()
             await ws.send(payload)
             await asyncio.wait_for(ws.recv(), 30)
-            tally.rtts.append(time.perf_counter() - sent)
-            tally.messages += 1
+            if not stop.is_set():
+                tally.rtts.append(time.perf_counter() - sent)
+                tally.messages += 1
     except Exception as error:  # noqa: BLE001 - every failure is counted and printed
         tally.errors.append(f"echo: {type(error).__name__}: {error}")
     finally:
@@ -284,7 +285,7 @@ async def echo_client(port: int, think: float, until: float, tally: Tally, rng: 
 
 
 class Follow:
-    """Tells a spectator which game its player moved on to."""
+    """Tells a spectator which game its player moved on to (None: the round is over)."""
 
     def __init__(self) -> None:
         self.game: asyncio.Queue[int | None] = asyncio.Queue()
@@ -323,26 +324,25 @@ async def player_client(
                 await ws.close()
     except Exception as error:  # noqa: BLE001
         tally.errors.append(f"player: {type(error).__name__}: {error}")
-    finally:
-        for follow in follows:
-            follow.game.put_nowait(None)
 
 
 async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally, ledger: Ledger) -> None:
+    """Watch the player's current game; move to its next game when told; return when told None."""
     try:
         game_id = await follow.game.get()
         while game_id is not None:
             ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
-            hello = await receive_until(ws, "hello")
-            if hello["view"] != "full":
-                tally.errors.append("a spectator past the spoiler line got summaries")
-            switch = asyncio.ensure_future(follow.game.get())
             try:
-                while not switch.done():
+                hello = await receive_until(ws, "hello")
+                if hello["view"] != "full":
+                    tally.errors.append("a spectator past the spoiler line got summaries")
+                switch = asyncio.ensure_future(follow.game.get())
+                while True:
                     receive = asyncio.ensure_future(ws.recv())
-                    done, _ = await asyncio.wait({receive, switch}, return_when=asyncio.FIRST_COMPLETED)
-                    if receive not in done:
+                    await asyncio.wait({receive, switch}, return_when=asyncio.FIRST_COMPLETED)
+                    if not receive.done():
                         receive.cancel()
+                        await asyncio.wait({receive})
                         break
                     message = json.loads(receive.result())
                     if message["type"] == "game.move_made" and not message.get("replayed"):
@@ -351,9 +351,11 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
                             tally.fanouts.append(time.perf_counter() - sent)
                     elif message["type"] == "error":
                         tally.errors.append(f"spectator: {message['code']}")
+                    if switch.done():
+                        break
+                game_id = await switch
             finally:
                 await ws.close()
-            game_id = switch.result()
     except Exception as error:  # noqa: BLE001
         tally.errors.append(f"spectator: {type(error).__name__}: {error}")
 
@@ -361,20 +363,19 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
 async def run_echo(port: int, clients: int, think: float, seconds: float, name: str) -> Tally:
     """One echo client per player, all connected before the clock starts; stopped after ``seconds``."""
     tally = Tally(name)
-    started = asyncio.Event()
+    started, stop = asyncio.Event(), asyncio.Event()
     rng = random.Random(1)
     tasks = [
-        asyncio.ensure_future(echo_client(port, think, float("inf"), tally, random.Random(rng.random()), started))
+        asyncio.ensure_future(echo_client(port, think, stop, tally, random.Random(rng.random()), started))
         for _ in range(clients)
     ]
     await asyncio.sleep(1.0 + clients * 0.005)
     begin = time.monotonic()
     started.set()
     await asyncio.sleep(seconds)
+    stop.set()
     tally.seconds = time.monotonic() - begin
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.gather(*tasks)
     return tally
 
 
@@ -403,10 +404,11 @@ async def run_live(
     started.set()
     await asyncio.gather(*player_tasks)
     tally.seconds = time.monotonic() - begin
-    await asyncio.sleep(0.5)
-    for task in spectator_tasks:
-        task.cancel()
-    await asyncio.gather(*spectator_tasks, return_exceptions=True)
+    await asyncio.sleep(0.5)  # the last events on their way to the spectators
+    for player_follows in follows:
+        for follow in player_follows:
+            follow.game.put_nowait(None)
+    await asyncio.gather(*spectator_tasks)
     return tally
 
 
@@ -476,6 +478,7 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int, world
         ("live", 0.0, args.saturation_duration, "live, saturated"),
     ]
     for kind, think, seconds, name in rounds:
+        print(f"... {name}", file=sys.stderr, flush=True)
         if kind == "echo":
             tally = await run_echo(port, len(world.players), think, seconds, name)
         else:

@@ -31,6 +31,16 @@ MAX_REFUSED_IN_ROW = 50
 Handler = Callable[[dict[str, Any], str | None], Awaitable[None]]
 
 
+def db_call(func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """``database_sync_to_async`` on the thread pool rather than the one thread-sensitive thread.
+
+    With one thread per process, every socket's move would queue behind every other's commit;
+    on the pool the blocking database waits of many sockets overlap (one connection per thread).
+    Services and selectors share no state between threads but the position memory, which locks.
+    """
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
 class BadMessage(ServiceError):
     code = "invalid"
 
@@ -215,8 +225,8 @@ class GameConsumer(LiveConsumer):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         await self.accept()
         try:
-            game = await database_sync_to_async(live.live_game_get)(game_id=self.game_id)
-            sees_cards = await database_sync_to_async(live.viewer_sees_cards)(game=game, viewer=self.user)
+            game = await db_call(live.live_game_get)(game_id=self.game_id)
+            sees_cards = await db_call(live.viewer_sees_cards)(game=game, viewer=self.user)
         except NotFound as error:
             await self.close_with("not_found", error.message, 4404)
             return
@@ -246,7 +256,7 @@ class GameConsumer(LiveConsumer):
         await self.leave(events.game_group(self.game_id, full=view != live.FULL))
 
     async def _resync(self, since: int | None) -> None:
-        opening = await database_sync_to_async(live.game_sync)(game_id=self.game_id, viewer=self.user, since=since)
+        opening = await db_call(live.game_sync)(game_id=self.game_id, viewer=self.user, since=since)
         if opening.view != self.view:
             await self._take_view(opening.view)
             await self.send_json(self._hello())
@@ -265,7 +275,7 @@ class GameConsumer(LiveConsumer):
         return self.user
 
     async def _answer(self, call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> None:
-        reply = await database_sync_to_async(_play_reply)(call, ref, game_id=self.game_id, player=self._player(), **kwargs)
+        reply = await db_call(_play_reply)(call, ref, game_id=self.game_id, player=self._player(), **kwargs)
         self.answered = max(self.answered, reply["version"])
         await self.send_json(reply)
 
@@ -285,13 +295,13 @@ class GameConsumer(LiveConsumer):
         await self._resync(field_int(content, "since", required=False))
 
     async def on_ping(self, content: dict[str, Any], ref: str | None) -> None:
-        pong = await database_sync_to_async(live.game_pong)(game_id=self.game_id)
+        pong = await db_call(live.game_pong)(game_id=self.game_id)
         await self.send_json({**pong, "ref": ref})
 
     async def on_replay(self, content: dict[str, Any], ref: str | None) -> None:
         if self.view != live.FULL:
             raise SpoilerRefused("finish your own ranked game of this challenge first: until then you see summaries only")
-        replay = await database_sync_to_async(live.game_replay)(game_id=self.game_id)
+        replay = await db_call(live.game_replay)(game_id=self.game_id)
         await self.send_json({**replay, "ref": ref})
 
 
@@ -328,7 +338,7 @@ class ChallengeRoomConsumer(LiveConsumer):
         await super().disconnect(code)
 
     async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
-        snapshot = await database_sync_to_async(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
+        snapshot = await db_call(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
         self.pending_games.clear()
         self.pending.clear()
         await self.send_json(snapshot)

@@ -11,11 +11,10 @@ import asyncio
 import datetime as dt
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from games import events
-from games.consumers import Handler, LiveConsumer, Unauthenticated, field_int, field_move
+from games.consumers import Handler, LiveConsumer, Unauthenticated, db_call, field_int, field_move
 from games.live import player_ref
 from piramide_site.errors import NotFound
 
@@ -79,7 +78,7 @@ class RaceConsumer(LiveConsumer):
         await super().disconnect(code)
 
     async def _state(self) -> dict[str, Any]:
-        return await database_sync_to_async(selectors.race_state_message)(code=self.code, viewer=self.user)
+        return await db_call(selectors.race_state_message)(code=self.code, viewer=self.user)
 
     async def _send_state(self, state: dict[str, Any], ref: str | None = None) -> None:
         await self.send_json({**state, "ref": ref})
@@ -93,7 +92,7 @@ class RaceConsumer(LiveConsumer):
 
     async def _send_started(self, starts_at: dt.datetime) -> None:
         await asyncio.sleep(max(0.0, (starts_at - timezone.now()).total_seconds()))
-        game = await database_sync_to_async(selectors.race_game_for_player)(code=self.code, player=self.user)
+        game = await db_call(selectors.race_game_for_player)(code=self.code, player=self.user)
         await self.send_json({"type": "race.started", "race": self.code, "starts_at": starts_at.isoformat(), "game": game})
 
     async def live_event(self, message: dict[str, Any]) -> None:
@@ -108,21 +107,21 @@ class RaceConsumer(LiveConsumer):
         return self.user
 
     async def on_join(self, content: dict[str, Any], ref: str | None) -> None:
-        await database_sync_to_async(services.race_join)(code=self.code, player=self._player())
+        await db_call(services.race_join)(code=self.code, player=self._player())
         await self._send_state(await self._state(), ref)
 
     async def on_start(self, content: dict[str, Any], ref: str | None) -> None:
         countdown = field_int(content, "countdown", required=False)
-        await database_sync_to_async(services.race_start)(code=self.code, player=self._player(), countdown=countdown)
+        await db_call(services.race_start)(code=self.code, player=self._player(), countdown=countdown)
         await self._send_state(await self._state(), ref)
 
     async def on_move(self, content: dict[str, Any], ref: str | None) -> None:
         move, seen = field_move(content), field_int(content, "seen")
-        reply = await database_sync_to_async(_race_move)(self.code, self._player(), ref, move, seen)
+        reply = await db_call(_race_move)(self.code, self._player(), ref, move, seen)
         await self.send_json(reply)
 
     async def on_resign(self, content: dict[str, Any], ref: str | None) -> None:
-        await self.send_json(await database_sync_to_async(_race_resign)(self.code, self._player(), ref))
+        await self.send_json(await db_call(_race_resign)(self.code, self._player(), ref))
 
     async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
         await self._send_state(await self._state(), ref)
