@@ -7,6 +7,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -59,7 +60,7 @@ def _answer(request: Request, board: Board) -> Response:
     user = request.user
     if query.get("around") == "me":
         if not user.is_authenticated:
-            raise NotFound("sign in to see your own rank")
+            raise NotAuthenticated("sign in to see your own rank")
         around = selectors.leaderboard_around(board=board, player_id=user.pk, radius=query["radius"])
         page = selectors.leaderboard_page(board=board, offset=0, limit=0)
         body: dict[str, Any] = {

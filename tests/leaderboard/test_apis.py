@@ -1,0 +1,38 @@
+import datetime as dt
+
+import pytest
+
+from tests.factories import make_challenge, make_player
+
+from .conftest import add_score
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_challenge_board_with_my_rank(player_api, player, store):
+    challenge = make_challenge(date=dt.date(2026, 6, 1))
+    add_score(challenge, make_player("zed", display_name="Zed"), 500, 40)
+    add_score(challenge, player, 300, 40)
+    body = player_api.get(f"/api/leaderboards/challenges/{challenge.pk}/").json()
+    assert body["total"] == 2 and body["my_rank"] == 2
+    assert [e["display_name"] for e in body["entries"]] == ["Zed", "Alice"]
+    around = player_api.get(f"/api/leaderboards/challenges/{challenge.pk}/?around=me&radius=0").json()
+    assert around["my_rank"] == 2 and [e["rank"] for e in around["entries"]] == [2]
+
+
+def test_a_past_week_is_chosen_by_date(api, player, store):
+    challenge = make_challenge(date=dt.date(2026, 6, 3))
+    add_score(challenge, player, 300, 40)
+    body = api.get("/api/leaderboards/weeks/classic/?date=2026-06-07").json()
+    assert body["board"] == "week:classic:2026-W23" and body["entries"][0]["points"] == 300
+    assert api.get("/api/leaderboards/weeks/classic/?date=2026-06-08").json()["total"] == 0
+
+
+def test_bad_leaderboard_requests_get_readable_errors(api, player):
+    assert api.get("/api/leaderboards/all-time/spider/").status_code == 404
+    assert api.get("/api/leaderboards/challenges/999999/").status_code == 404
+    bad = api.get("/api/leaderboards/all-time/classic/?limit=1000")
+    assert bad.status_code == 400 and "limit" in bad.json()["message"]
+    signed_out = api.get("/api/leaderboards/all-time/classic/?around=me")
+    assert signed_out.status_code == 403 and signed_out.json()["message"] == "sign in to see your own rank"
+    assert api.get("/api/leaderboards/weeks/classic/?date=yesterday").status_code == 400
