@@ -24,6 +24,8 @@ from .boards import Board, Entry, entry_of
 MOVES_SPAN = 2**22
 #: Scores committed this close to a rebuild's start are applied again after it (see rebuild).
 CATCH_UP_SECONDS = 120
+#: A rebuild that takes longer than this (a crashed process) no longer keeps others from trying.
+REBUILD_LOCK_SECONDS = 300
 
 
 class RankStore(Protocol):
@@ -153,7 +155,8 @@ class RedisRanks:
             found = self._rank_of(keys=[zset, members, self._built_key(board)], args=[player_id])
             if found != [-1]:
                 break
-            self.rebuild(board)
+            if not self._rebuild_alone(board):
+                return DatabaseRanks().rank_of(board, player_id)
         if len(found) != 3 or found[0] is None:
             return None
         rank, member, score = found
@@ -166,7 +169,8 @@ class RedisRanks:
             rows = self._page(keys=[zset, self._built_key(board)], args=span)
             if rows != [-1]:
                 break
-            self.rebuild(board)
+            if not self._rebuild_alone(board):
+                return DatabaseRanks().page_and_count(board, offset, limit)
         total, flat = int(rows[0]), rows[1:]
         return [_entry(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)], total
 
@@ -188,6 +192,18 @@ class RedisRanks:
         for entry in entries:
             self._set_entry(keys=keys, args=[entry.player_id, _member(entry), _score(entry), entry.version], client=pipe)
         pipe.execute()
+
+    def _rebuild_alone(self, board: Board) -> bool:
+        """Rebuild a missing board unless another process is already at it (then False: the
+        caller answers from SQL meanwhile, rather than every request rebuilding at once)."""
+        lock = f"{self.prefix}:{board.key}:rebuilding"
+        if not self.client.set(lock, "1", nx=True, ex=REBUILD_LOCK_SECONDS):
+            return False
+        try:
+            self.rebuild(board)
+        finally:
+            self.client.delete(lock)
+        return True
 
     def rebuild(self, board: Board, *, batch: int = 5000) -> int:
         """Rebuild a board from Postgres into fresh keys, swap them in, then catch up.

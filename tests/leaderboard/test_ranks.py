@@ -124,3 +124,14 @@ def test_redis_encoding_round_trips(points):
     entry = Entry(42, points, 77, dt.datetime(2026, 3, 29, 1, 2, 3, 456789, tzinfo=dt.timezone.utc))
     back = _entry(_member(entry), float(_score(entry)))
     assert (back.player_id, back.points, back.moves, back.finished_at) == (42, points, 77, entry.finished_at)
+
+
+def test_while_one_process_rebuilds_a_board_others_answer_from_sql(redis_ranks, players, monday_challenge):
+    for i, player in enumerate(players[:3]):
+        add_score(monday_challenge, player, 100 * i, 40)
+    board = Board.for_challenge(monday_challenge.pk)
+    redis_ranks.forget(board)
+    redis_ranks.client.set(f"{redis_ranks.prefix}:{board.key}:rebuilding", "1", ex=30)  # someone else is at it
+    assert names(leaderboard_page(board=board)) == ["P2", "P1", "P0"]
+    assert leaderboard_around(board=board, player_id=players[0].pk)["rank"] == 3
+    assert not redis_ranks.client.exists(f"{redis_ranks.prefix}:{board.key}:built"), "left to the other process"
