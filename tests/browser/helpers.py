@@ -34,10 +34,20 @@ def card(page: Any, ref: str) -> Any:
     return page.locator(f'.play .card[data-ref="{ref}"]')
 
 
+def box(page: Any, ref: str) -> dict[str, float]:
+    """A card's place on screen; the board redraws whole, so ask again if it was mid-redraw."""
+    for _ in range(50):
+        found = card(page, ref).bounding_box()
+        if found is not None:
+            return found
+        page.wait_for_timeout(20)
+    raise AssertionError(f"no card at {ref}")
+
+
 def drag(page: Any, source: str, target: str) -> None:
     """Press on one card, move in small steps onto the other, release: a pointer drag."""
-    a = card(page, source).bounding_box()
-    b = card(page, target).bounding_box()
+    a = box(page, source)
+    b = box(page, target)
     page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.3)
     page.mouse.down()
     page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] * 0.3, steps=6)
@@ -46,8 +56,8 @@ def drag(page: Any, source: str, target: str) -> None:
 
 def touch_drag(page: Any, source: str, target: str) -> None:
     """The same drag with a finger: raw touch events, which Chromium turns into touch pointer events."""
-    a = card(page, source).bounding_box()
-    b = card(page, target).bounding_box()
+    a = box(page, source)
+    b = box(page, target)
     cdp = page.context.new_cdp_session(page)
     start = (a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.3)
     end = (b["x"] + b["width"] / 2, b["y"] + b["height"] * 0.3)

@@ -10,7 +10,7 @@ import pytest
 from games.engine import Game, parse_move
 
 from .conftest import ARTIFACTS, CLASSIC_SEED
-from .helpers import card, drag, play_move, sign_up, start_ranked, touch_drag, wait_confirmed, winning_line
+from .helpers import box, card, drag, play_move, sign_up, start_ranked, touch_drag, wait_confirmed, winning_line
 
 
 def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, new_context: Any) -> None:
@@ -48,15 +48,19 @@ def test_a_refused_drop_snaps_back_and_shows_the_servers_reason(site: Any, page:
     sign_up(page, site)
     start_ranked(page)
     # 7.1 and 7.2 (2♦ and 7♦) make 9, not 13: the server refuses the pair.
-    first_place = card(page, "7.1").bounding_box()
+    first_place = box(page, "7.1")
     drag(page, "7.1", "7.2")
     toast = page.locator(".play .toast")
     toast.wait_for(state="visible")
     assert toast.inner_text() == "Mossa non valida: 2♦ + 7♦ fa 9, non 13"
     assert card(page, "7.1").count() == 1 and card(page, "7.2").count() == 1
-    page.wait_for_function("!document.querySelector('.card.snapping')")
-    page.wait_for_timeout(500)  # the refused cards' shake
-    assert card(page, "7.1").bounding_box() == first_place
+    # Back where it lay, once the snap and the refusal's shake are over.
+    page.wait_for_function(
+        """([x, y]) => { const el = document.querySelector('.play .card[data-ref="7.1"]');
+        const r = el && el.getBoundingClientRect();
+        return r && Math.abs(r.x - x) < 0.5 && Math.abs(r.y - y) < 0.5 && !el.classList.contains('snapping'); }""",
+        arg=[first_place["x"], first_place["y"]],
+    )
     assert page.locator(".play").get_attribute("data-confirmed") == "0"
 
 
