@@ -6,11 +6,12 @@ import calendar
 import datetime as dt
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game as EngineGame
 from games.models import DailyChallenge, Game
-from games.selectors import challenge_day_end, challenges_for_day, game_moves, local_today
+from games.selectors import challenge_time_zone, challenges_for_day, game_moves, local_today
 from leaderboard.models import Score
 
 #: Day 1 of the share text's day count.
@@ -59,10 +60,10 @@ def home_rows(*, player: Any) -> list[dict[str, Any]]:
 
 
 def seconds_to_next_day() -> int:
-    today = DailyChallenge(date=local_today())
-    from django.utils import timezone
-
-    return max(0, int((challenge_day_end(today) - timezone.now()).total_seconds()))
+    """Seconds until the next challenge day starts in the configured zone."""
+    tomorrow = local_today() + dt.timedelta(days=1)
+    starts = dt.datetime.combine(tomorrow, dt.time.min, tzinfo=challenge_time_zone())
+    return max(0, int((starts - timezone.now()).total_seconds()))
 
 
 def score_histogram(*, challenge: DailyChallenge, bins: int = 12) -> dict[str, Any]:

@@ -82,7 +82,7 @@ def practice_start(request: HttpRequest, challenge_id: int) -> HttpResponse:
     return _start(request, lambda: game_services.game_practice_start(challenge_id=challenge_id, player=request.user))
 
 
-def _own_game(request: HttpRequest, game_id: int) -> Game:
+def _game_or_404(game_id: int) -> Game:
     game = Game.objects.select_related("challenge").filter(pk=game_id).first()
     if game is None:
         raise Http404
@@ -91,7 +91,7 @@ def _own_game(request: HttpRequest, game_id: int) -> Game:
 
 @login_required
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = _own_game(request, game_id)
+    game = _game_or_404(game_id)
     if game.player_id != request.user.pk:
         return redirect("frontend:watch", game_id=game.pk)
     challenge = game.challenge
@@ -112,7 +112,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 def game_replay(request: HttpRequest, game_id: int) -> JsonResponse:
-    game = _own_game(request, game_id)
+    game = _game_or_404(game_id)
     if game.player_id != request.user.pk:
         raise Http404
     return JsonResponse(selectors.game_replay(game=game))

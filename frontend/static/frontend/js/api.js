@@ -24,7 +24,7 @@ export async function api(method, url, body) {
   let data = null;
   try {
     data = await response.json();
-  } catch (_) {
+  } catch {
     data = null;
   }
   if (!response.ok) throw new ApiError(response.status, data);

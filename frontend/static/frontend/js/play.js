@@ -66,7 +66,7 @@ async function finished(view) {
     try {
       const board = await api("GET", `/api/leaderboards/challenges/${config.challenge.id}/?around=me&radius=0`);
       dialog.querySelector(".rank").textContent = board.my_rank ? fmt(_("Rank %(rank)s of %(total)s"), { rank: board.my_rank, total: board.total }) : "";
-    } catch (_) {
+    } catch {
       // the rank is a nicety: the score is already shown
     }
   }
@@ -87,7 +87,7 @@ async function loadReview() {
       review.querySelector(".show-me").onclick = () => showMe(result);
     }
     review.hidden = false;
-  } catch (_) {
+  } catch {
     review.hidden = true;
   }
 }

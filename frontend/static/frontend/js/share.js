@@ -19,7 +19,7 @@ export async function copyText(text) {
     try {
       await navigator.clipboard.writeText(text);
       return true;
-    } catch (_) {
+    } catch {
       // fall through to the old way
     }
   }
@@ -33,7 +33,7 @@ export async function copyText(text) {
   let ok = false;
   try {
     ok = document.execCommand("copy");
-  } catch (_) {
+  } catch {
     ok = false;
   }
   area.remove();

@@ -19,7 +19,7 @@ export class LiveSocket {
     let ws;
     try {
       ws = new WebSocket(this.connectUrl());
-    } catch (_) {
+    } catch {
       this.scheduleReconnect();
       return;
     }
@@ -34,7 +34,7 @@ export class LiveSocket {
       let message;
       try {
         message = JSON.parse(event.data);
-      } catch (_) {
+      } catch {
         return;
       }
       const waiter = message.ref && this.pending.get(message.ref);
