@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -94,3 +95,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body = {"error": "error", "message": str(exc)}
     response.data = body
     return response
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 for URLs no view matched: JSON under /api/, the usual page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": "not_found", "message": f"there is no {request.path} in the API"}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        body = {"error": "server_error", "message": "something went wrong on our side; it has been logged"}
+        return JsonResponse(body, status=500)
+    return defaults.server_error(request)

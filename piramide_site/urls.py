@@ -13,3 +13,6 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("", include("frontend.urls")),
 ]
+
+handler404 = "piramide_site.errors.not_found"
+handler500 = "piramide_site.errors.server_error"
