@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import logging
 import time
 from typing import Protocol
 
@@ -19,6 +20,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from .boards import Board, Entry, entry_of
+
+log = logging.getLogger(__name__)
 
 #: Moves of an entry fit below this; points are multiplied by it (all within a double's 53 bits).
 MOVES_SPAN = 2**22
@@ -251,8 +254,51 @@ class RedisRanks:
         self.client.delete(*self._keys(board), self._built_key(board))
 
 
+class ResilientRanks:
+    """Redis first; while Redis is unreachable, reads come from SQL and writes are left to the
+    rebuild, so a Redis outage slows leaderboards down but never fails a move or a page."""
+
+    def __init__(self, primary: RedisRanks) -> None:
+        self.primary = primary
+        self.fallback = DatabaseRanks()
+
+    def rank_of(self, board: Board, player_id: int) -> tuple[int, Entry] | None:
+        try:
+            return self.primary.rank_of(board, player_id)
+        except redis.RedisError:
+            log.warning("Redis unreachable: ranking %s by SQL", board.key, exc_info=True)
+            return self.fallback.rank_of(board, player_id)
+
+    def page(self, board: Board, offset: int, limit: int) -> list[Entry]:
+        return self.page_and_count(board, offset, limit)[0]
+
+    def count(self, board: Board) -> int:
+        return self.page_and_count(board, 0, 0)[1]
+
+    def page_and_count(self, board: Board, offset: int, limit: int) -> tuple[list[Entry], int]:
+        try:
+            return self.primary.page_and_count(board, offset, limit)
+        except redis.RedisError:
+            log.warning("Redis unreachable: paging %s by SQL", board.key, exc_info=True)
+            return self.fallback.page_and_count(board, offset, limit)
+
+    def entries_changed(self, board: Board, player_ids: list[int]) -> None:
+        try:
+            self.primary.entries_changed(board, player_ids)
+        except redis.RedisError:
+            # The board may now lack this entry: unmark it so the next read rebuilds it, if we can.
+            log.error("Redis unreachable: %s misses an update and will be rebuilt", board.key, exc_info=True)
+            try:
+                self.primary.client.delete(self.primary._built_key(board))
+            except redis.RedisError:
+                log.error("could not unmark %s either: run leaderboard_rebuild when Redis is back", board.key)
+
+    def rebuild(self, board: Board) -> int:
+        return self.primary.rebuild(board)
+
+
 def rank_store() -> RankStore:
     if settings.LEADERBOARD_BACKEND == "redis":
-        return RedisRanks(redis_client(settings.REDIS_URL), settings.LEADERBOARD_KEY_PREFIX)
+        return ResilientRanks(RedisRanks(redis_client(settings.REDIS_URL), settings.LEADERBOARD_KEY_PREFIX))
     return DatabaseRanks()
 

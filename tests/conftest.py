@@ -117,11 +117,11 @@ def _forget_test_keys() -> None:
 @pytest.fixture
 def redis_ranks(redis_url: str, settings: Any) -> Iterator[Any]:
     """Leaderboards on Redis sorted sets, with this run's keys wiped before and after."""
-    from leaderboard.ranks import rank_store
+    from leaderboard.ranks import RedisRanks, redis_client
 
     settings.LEADERBOARD_BACKEND = "redis"
     _forget_test_keys()
-    yield rank_store()
+    yield RedisRanks(redis_client(settings.REDIS_URL), settings.LEADERBOARD_KEY_PREFIX)
     _forget_test_keys()
 
 
