@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.consumer import get_handler_name
 from django.conf import settings
 
 from piramide_site.errors import NotFound, ServiceError
@@ -130,6 +131,15 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
     async def live_event(self, message: dict[str, Any]) -> None:
         await self.send_json(message["event"])
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its close_old_connections hop to a thread on every message:
+        here every database call goes through ``db_call``, which closes stale connections itself,
+        and an event forwarded to a spectator touches no database at all."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"no handler for message type {message['type']}")
+        await handler(message)
 
     # ----------------------------------------------------------------- messages
 

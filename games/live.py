@@ -8,6 +8,7 @@ line (docs/live.md, *Spoilers*).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,11 +33,23 @@ def player_ref(user: Any) -> dict[str, Any]:
     return {"id": user.pk, "display_name": user.display_name}
 
 
+#: Display names by player id, kept a minute per process: every move's summary names its player.
+_names: dict[int, tuple[float, str]] = {}
+NAME_SECONDS = 60.0
+
+
 def game_player_ref(game: Game) -> dict[str, Any]:
-    """The game's player, read once: a move's events need the name, and the locked row lacks it."""
-    if "player" not in game._state.fields_cache:
-        game.player = get_user_model().objects.only("id", "display_name").get(pk=game.player_id)
-    return player_ref(game.player)
+    """The game's player as summaries show it, without a query per move (the locked row lacks the name)."""
+    if "player" in game._state.fields_cache:
+        return player_ref(game.player)
+    now = time.monotonic()
+    known = _names.get(game.player_id)
+    if known is None or now - known[0] > NAME_SECONDS:
+        name = get_user_model().objects.filter(pk=game.player_id).values_list("display_name", flat=True).get()
+        if len(_names) > 100_000:
+            _names.clear()
+        _names[game.player_id] = known = (now, name)
+    return {"id": game.player_id, "display_name": known[1]}
 
 
 def game_json(game: Game, state: EngineGame | None = None) -> dict[str, Any]:

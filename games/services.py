@@ -281,7 +281,9 @@ def game_practice_start(*, challenge_id: int, player: Any) -> Play:
 
 
 def _locked_game(game_id: int, player: Any) -> Game:
-    game = Game.objects.select_for_update().select_related("challenge").filter(pk=game_id).first()
+    # of=("self",): lock the game row only; a plain FOR UPDATE would also lock the joined challenge
+    # row, and every move of the day would queue behind every other move on that one row.
+    game = Game.objects.select_for_update(of=("self",)).select_related("challenge").filter(pk=game_id).first()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
     if game.player_id != player.pk:

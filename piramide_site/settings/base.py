@@ -82,10 +82,20 @@ if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
     # redis-py 8 reads with a 5 s socket timeout by default, shorter than the channel layer's
     # blocking receive: an idle socket would be torn down every 5 s (django/channels_redis#422).
+    # It also caps a pool at 100 connections and fails past that, which a burst of sockets
+    # joining their groups at once exceeds.
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": None,
+                        "max_connections": env.int("CHANNEL_LAYER_MAX_CONNECTIONS", default=1000),
+                    }
+                ]
+            },
         }
     }
 else:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from channels.db import database_sync_to_async
 
@@ -59,10 +57,13 @@ async def test_a_new_player_and_a_finished_game_update_counts_and_leaderboard(ch
     assert update["stats"]["players"] == 2 and update["stats"]["playing"] == 2
     for seen, move in enumerate(line):
         await database_sync_to_async(game_move_make)(game_id=alice_game.pk, player=alice, move=move, seen=seen)
-    await asyncio.sleep(0.2)
     merged: dict = {}
-    while not await room.quiet(0.2):
-        merged.update(await room.expect("room.update"))
+    games: list = []
+    while merged.get("stats", {}).get("wins") != 1 or not merged.get("top"):
+        update = await room.expect("room.update", timeout=5)
+        games.extend(update["games"])
+        merged.update(update)
+    merged["games"] = games
     assert merged["stats"] == {"players": 2, "playing": 1, "finished": 1, "wins": 1}
     assert merged["top"][0]["player"]["display_name"] == "Alice" and merged["top"][0]["rank"] == 1
     assert any(game["finished"] and game["outcome"] == "won" for game in merged["games"])
