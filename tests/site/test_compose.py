@@ -54,6 +54,14 @@ def test_web_serves_the_asgi_application_of_the_settings(compose):
     assert json.loads(cmd_line) == command, "the image's default command is the web service's"
 
 
+def test_the_web_health_check_asks_a_url_that_answers_over_plain_http_on_its_own_host(compose, client, db):
+    check = " ".join(compose["services"]["web"]["healthcheck"]["test"])
+    url = re.search(r"http://127\.0\.0\.1:8000(/\S*?)'", check).group(1)
+    assert url == "/healthz/"
+    response = client.get(url)
+    assert response.status_code == 200 and response.json() == {"ok": True}
+
+
 def test_worker_and_beat_run_the_celery_app_with_the_configured_scheduler(compose):
     from piramide_site.celery import app
 
@@ -76,7 +84,8 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
         "print(json.dumps({'db': s.DATABASES['default']['ENGINE'], 'host': s.DATABASES['default']['HOST'],"
         " 'layer': s.CHANNEL_LAYERS['default']['BACKEND'], 'broker': s.CELERY_BROKER_URL,"
         " 'eager': s.CELERY_TASK_ALWAYS_EAGER, 'ranks': s.LEADERBOARD_BACKEND, 'cache': s.CACHES['default']['BACKEND'],"
-        " 'debug': s.DEBUG, 'tz': s.PIRAMIDE_TIME_ZONE, 'presets': s.PIRAMIDE_DAILY_PRESETS}))"
+        " 'debug': s.DEBUG, 'tz': s.PIRAMIDE_TIME_ZONE, 'presets': s.PIRAMIDE_DAILY_PRESETS,"
+        " 'hosts': s.ALLOWED_HOSTS, 'exempt': s.SECURE_REDIRECT_EXEMPT, 'ssl': s.SECURE_SSL_REDIRECT}))"
     )
     minimal = {"PATH": "/usr/bin:/bin", **env}
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=minimal, capture_output=True, text=True, check=True)
@@ -92,6 +101,9 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
         "debug": False,
         "tz": "Europe/Rome",
         "presets": ["classic", "forty"],
+        "hosts": ["localhost", "127.0.0.1"],
+        "exempt": ["^healthz/$"],
+        "ssl": True,
     }
 
 
