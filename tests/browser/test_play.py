@@ -126,7 +126,7 @@ def test_two_tabs_of_one_player_stay_in_step(site: Any, new_context: Any) -> Non
     start_ranked(first)
     second = context.new_page()
     second.goto(first.url)
-    second.wait_for_selector("body[data-ready='1']")
+    second.wait_for_selector("body[data-live='1']")
     first.keyboard.press("d")
     wait_confirmed(first, 1)
     wait_confirmed(second, 1)
@@ -208,7 +208,7 @@ def test_a_move_the_server_refuses_after_it_was_shown_is_rolled_back(site: Any, 
     second = context.new_page()
     second.route_web_socket(re.compile(r"/ws/games/"), deaf_to_moves)
     second.goto(first.url)
-    second.wait_for_selector("body[data-ready='1']")
+    second.wait_for_selector("body[data-live='1']")
 
     first.keyboard.press("d")
     wait_confirmed(first, 1)

@@ -96,10 +96,11 @@ export class Table {
   }
 
   accept(game) {
+    const wasOver = this.confirmed.outcome !== "in_progress";
     this.confirmed = game;
     this.shown = this.queue.reduce((view, queued) => applyOptimistic(view, queued), game);
     this.render();
-    if (game.outcome !== "in_progress") this.onFinished(game);
+    if (!wasOver && game.outcome !== "in_progress") this.onFinished(game);
   }
 
   async refuse(result, move) {
@@ -120,9 +121,10 @@ export class Table {
   // Another tab (or the REST API) moved this game: follow it unless a move of ours is in flight.
   follow(game) {
     if (this.busy || this.queue.length || game.moves < this.confirmed.moves) return;
+    const wasOver = this.confirmed.outcome !== "in_progress";
     this.confirmed = this.shown = game;
     this.render();
-    if (game.outcome !== "in_progress") this.onFinished(game);
+    if (!wasOver && game.outcome !== "in_progress") this.onFinished(game);
   }
 
   replace(game) {

@@ -31,6 +31,7 @@ function showStatus(view) {
 
 function onEvent(message) {
   if (!table) return;
+  if (message.type === "state") document.body.dataset.live = "1";
   if (message.type === "state" && message.game) table.follow(message.game);
   else if (message.type === "game.move_made" || message.type === "game.move_undone") {
     if (message.state) table.follow(message.state);
