@@ -291,7 +291,7 @@ class ResilientRanks:
             try:
                 self.primary.client.delete(self.primary._built_key(board))
             except redis.RedisError:
-                log.error("could not unmark %s either: run leaderboard_rebuild when Redis is back", board.key)
+                log.error("could not unmark %s either: run `manage.py leaderboards_invalidate` when Redis is back", board.key)
 
     def rebuild(self, board: Board) -> int:
         return self.primary.rebuild(board)

@@ -52,3 +52,18 @@ def leaderboard_entries_refresh(*, boards: list[Board], player_ids: list[int]) -
 def leaderboard_rebuild(*, board: Board) -> int:
     """Rebuild one board's ranks from Postgres (after a Redis flush, or on demand)."""
     return rank_store().rebuild(board)
+
+
+def leaderboards_invalidate() -> int:
+    """Unmark every board in the rank store, so each is rebuilt from Postgres on its next read.
+
+    For after an outage during which updates may have been missed; locks nothing.
+    """
+    store = rank_store()
+    primary = getattr(store, "primary", None)
+    if primary is None:
+        return 0
+    keys = list(primary.client.scan_iter(match=f"{primary.prefix}:*:built", count=1000))
+    if keys:
+        primary.client.delete(*keys)
+    return len(keys)

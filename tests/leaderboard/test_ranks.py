@@ -135,3 +135,17 @@ def test_while_one_process_rebuilds_a_board_others_answer_from_sql(redis_ranks, 
     assert names(leaderboard_page(board=board)) == ["P2", "P1", "P0"]
     assert leaderboard_around(board=board, player_id=players[0].pk)["rank"] == 3
     assert not redis_ranks.client.exists(f"{redis_ranks.prefix}:{board.key}:built"), "left to the other process"
+
+
+def test_invalidating_makes_every_board_rebuild_from_postgres(redis_ranks, players, monday_challenge):
+    from django.core.management import call_command
+
+    from leaderboard.models import Score
+
+    add_score(monday_challenge, players[0], 100, 40)
+    board = Board.for_challenge(monday_challenge.pk)
+    assert leaderboard_page(board=board)["total"] == 1
+    Score.objects.filter(player=players[0]).update(points=900)  # changed behind Redis' back
+    assert leaderboard_page(board=board)["entries"][0]["points"] == 100
+    call_command("leaderboards_invalidate")
+    assert leaderboard_page(board=board)["entries"][0]["points"] == 900
