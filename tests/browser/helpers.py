@@ -83,3 +83,12 @@ def play_move(page: Any, move: str) -> None:
         drag(page, first, second)
     else:
         card(page, move).click()
+
+
+def tab_to(page: Any, ref: str, limit: int = 120) -> None:
+    """Press Tab until the card at ``ref`` has the focus, as a keyboard-only player does."""
+    for _ in range(limit):
+        if page.evaluate("document.activeElement && document.activeElement.dataset.ref") == ref:
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached the card at {ref}")

@@ -10,7 +10,7 @@ import pytest
 from games.engine import Game, parse_move
 
 from .conftest import ARTIFACTS, CLASSIC_SEED
-from .helpers import box, card, drag, play_move, sign_up, start_ranked, touch_drag, wait_confirmed, winning_line
+from .helpers import box, card, drag, play_move, sign_up, start_ranked, tab_to, touch_drag, wait_confirmed, winning_line
 
 
 def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, new_context: Any) -> None:
@@ -87,15 +87,19 @@ def test_keyboard_only_play_of_several_moves(site: Any, page: Any) -> None:
             page.keyboard.press("r")
         else:
             first, *rest = move.split("+")
-            card(page, first).focus()
+            tab_to(page, first)
             page.keyboard.press("Enter")
             for ref in rest:
                 assert card(page, first).get_attribute("aria-pressed") == "true"
                 page.screenshot(path=str(ARTIFACTS / "play-keyboard.png"))
-                card(page, ref).focus()
-                page.keyboard.press("Enter")
+                tab_to(page, ref)
+                page.keyboard.press(" ")
         wait_confirmed(page, number)
     assert page.locator("[data-stat=moves]").inner_text() == str(len(line))
+    tab_to(page, "7.7")
+    page.keyboard.press("ArrowLeft")
+    moved_to = page.evaluate("document.activeElement.dataset.ref")
+    assert moved_to and moved_to.startswith("7.") and moved_to != "7.7"
 
 
 @pytest.mark.parametrize(
