@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, Q
+from rest_framework import serializers
 
 from games.engine import Game as EngineGame
 from games.engine import parse_move
@@ -22,6 +23,8 @@ from piramide_site.errors import NotFound
 
 from .models import DailyChallenge, Game
 from .selectors import challenge_is_over, game_engine_state, game_view
+
+_DATETIME = serializers.DateTimeField()
 
 FULL = "full"
 SUMMARY = "summary"
@@ -57,13 +60,16 @@ def game_json(game: Game, state: EngineGame | None = None) -> dict[str, Any]:
 
     Built once per position: a move's answer and its event share it.
     """
-    from .apis import GameOutputSerializer
-
     stamp = (game.move_count, game.outcome, game.score, game.finished_at)
     memo = game.__dict__.get("_live_json")
     if state is not None and memo is not None and memo[0] is state and memo[1] == stamp:
         return memo[2]
-    body = dict(GameOutputSerializer(game_view(game, state)).data)
+    # The fields of games.apis.GameOutputSerializer, rendered the way it renders them, without
+    # building a serializer (and deep-copying its fields) on every move.
+    body = game_view(game, state)
+    body["started_at"] = _DATETIME.to_representation(body["started_at"])
+    if body["finished_at"] is not None:
+        body["finished_at"] = _DATETIME.to_representation(body["finished_at"])
     if state is not None:
         game.__dict__["_live_json"] = (state, stamp, body)
     return body

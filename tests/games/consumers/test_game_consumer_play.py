@@ -217,3 +217,19 @@ async def test_ping_answers_with_the_stored_version(alice_game, alice, alice_coo
     pong = await socket.expect("pong")
     assert pong == {"type": "pong", "version": 1, "finished": False, "ref": "p"}
     await socket.close()
+
+
+async def test_the_socket_renders_a_game_exactly_as_the_rest_api_does(alice_game, alice, alice_cookie, line):
+    client = APIClient()
+    await database_sync_to_async(client.force_login)(alice)
+    socket, _ = await open_game(alice_game, alice_cookie)
+    await socket.until("synced")
+    await socket.send(type="move", move=line[0], seen=0)
+    reply = await socket.expect("move.ok")
+    rest = await database_sync_to_async(client.get)(f"/api/games/{alice_game.pk}/")
+    assert reply["game"] == rest.json()
+    await socket.send(type="resign")
+    reply = await socket.expect("move.ok")
+    rest = await database_sync_to_async(client.get)(f"/api/games/{alice_game.pk}/")
+    assert reply["game"] == rest.json() and reply["game"]["finished_at"] is not None
+    await socket.close()
