@@ -118,3 +118,15 @@ def test_the_calendar_covers_this_month_and_the_two_before_across_new_year() -> 
     with mock.patch.object(selectors, "local_today", return_value=dt.date(2027, 1, 15)):
         months = selectors.played_calendar(player_id=player.pk)
     assert [m["first"] for m in months] == [dt.date(2026, 11, 1), dt.date(2026, 12, 1), dt.date(2027, 1, 1)]
+
+
+@pytest.mark.parametrize("board", ["week", "all"])
+def test_week_and_all_time_boards_mark_my_row_and_leave_the_histogram_to_today(board: str) -> None:
+    challenge = make_challenge()
+    player, other = make_player(), make_player()
+    for who in (player, other):
+        play, _ = game_ranked_start(challenge_id=challenge.pk, player=who)
+        game_resign(game_id=play.game.pk, player=who)
+    page = signed_in(player, "en").get(f"/leaderboards/?board={board}&preset=classic").content.decode()
+    assert page.count('class="me"') == 1 and page.count("<tr") == 3
+    assert "<svg" not in page
