@@ -213,6 +213,9 @@ T: dict[str, tuple] = {
     "This deal could not be won from the start.": ("Questa smazzata non si poteva vincere fin dall'inizio.", "Este reparto no se podía ganar desde el principio."),
     "The solver could not find where the game was lost in time.": ("Il risolutore non ha trovato in tempo dove si è persa la partita.", "El resolvedor no encontró a tiempo dónde se perdió la partida."),
     "a draw": ("una pescata", "un robo"),
+    "Return the first three cards to the stock": ("Rimetti nel tallone le prime tre carte", "Devuelve al mazo las tres primeras cartas"),
+    "How many stock cards to put it under": ("Sotto quante carte del tallone rimetterla", "Bajo cuántas cartas del mazo devolverla"),
+    "Put the drawn card back under": ("Rimetti la carta pescata sotto", "Devuelve la carta robada bajo"),
     "the game had moved on elsewhere: here is where it stands now": (
         "la partita era andata avanti altrove: ecco a che punto è",
         "la partida había avanzado en otro sitio: así está ahora",

@@ -121,3 +121,22 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
         page.wait_for_selector(".race .results:not([hidden]) tbody tr:nth-child(2)")
     assert host.locator(".race .results tr.me").count() == 1
     friend.screenshot(path=str(ARTIFACTS / "race-results.png"))
+
+
+def test_a_house_rule_move_without_a_card_to_drag_is_a_button(site: Any, new_context: Any) -> None:
+    page = new_context().new_page()
+    sign_up(page, site)
+    page.goto("/races/")
+    page.select_option("#race-preset", "forty-house")
+    page.click("form.race-new button")
+    page.wait_for_url(re.compile(r"/races/\w+/$"), timeout=45_000)
+    page.click(".race .start")
+    page.wait_for_selector("body[data-playing='1']", timeout=15_000)
+    for number in (1, 2, 3):
+        page.keyboard.press("d")
+        page.wait_for_selector(f".race .play[data-confirmed='{number}']:not(.pending)")
+    # Three draws and no pair: forty-house lets the three go back under the stock (T).
+    page.click(".race .house-moves button:has-text('prime tre')")
+    page.wait_for_selector(".race .play[data-confirmed='4']:not(.pending)")
+    assert page.locator(".race .waste .card").count() == 0
+    assert page.locator(".race .house-moves").is_hidden()

@@ -38,9 +38,38 @@ export class Table {
 
   render() {
     this.board.render(this.state, { selected: this.selected, hint: this.hint });
+    this.renderHouseMoves();
     this.root.classList.toggle("pending", this.busy || this.queue.length > 0);
     this.root.dataset.confirmed = this.confirmed.moves;
     this.onChange(this.shown);
+  }
+
+  // forty-house's two house rules have no card to drag: put the drawn card back (B<n>) and
+  // return the first three (T) are buttons, shown only while the rules allow them.
+  renderHouseMoves() {
+    const box = this.board.root.querySelector(".house-moves");
+    if (!box) return;
+    const putBacks = this.state.legal_moves.filter((move) => /^B\d+$/.test(move));
+    const returnThree = this.state.legal_moves.includes("T");
+    box.replaceChildren();
+    box.hidden = !putBacks.length && !returnThree;
+    if (returnThree) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = _("Return the first three cards to the stock");
+      button.addEventListener("click", () => this.play("T"));
+      box.append(button);
+    }
+    if (putBacks.length) {
+      const select = document.createElement("select");
+      select.setAttribute("aria-label", _("How many stock cards to put it under"));
+      for (const move of putBacks) select.append(new Option(move.slice(1), move));
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = _("Put the drawn card back under");
+      button.addEventListener("click", () => this.play(select.value));
+      box.append(button, select);
+    }
   }
 
   announce(text) {
