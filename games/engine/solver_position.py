@@ -73,6 +73,8 @@ class Table:
         self.related = tuple(
             self.below[i] | sum(1 << j for j in range(self.size) if self.below[j] >> i & 1) for i in range(self.size)
         )
+        #: position i and every position it holds up: none of them can go while i stays
+        self.above = tuple(self.related[i] & ~self.below[i] | 1 << i for i in range(self.size))
         self.by_value: dict[int, int] = {}
         for i, v in enumerate(pyramid_values):
             self.by_value[v] = self.by_value.get(v, 0) | 1 << i

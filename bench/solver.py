@@ -1,0 +1,124 @@
+"""How fast the solver decides seeded deals of a preset, and how much memory it takes.
+
+    .venv/bin/python bench/solver.py PRESET [--deals 1500] [--start 0] [--limit-s 30] [--par] [--hints N]
+
+Solves the deals of seeds ``--start`` .. ``--start + --deals - 1`` one after the other and prints
+the share decided and winnable, the median, p90, p99 and worst seconds per deal (with the seed of
+the worst), and the peak resident memory of the process.  ``--par`` also times the par search on
+every deal; ``--hints N`` times hints from N mid-game positions: a random prefix of a winning line,
+sometimes followed by a random legal move, so that both live and lost positions are asked about.
+Every winning line is replayed in the engine.  The figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from games.engine import PRESETS, Game, Outcome, deal_from_seed  # noqa: E402
+from games.engine.solver import Verdict, hint, solve, solve_par  # noqa: E402
+
+
+def quantile(sorted_values: list[float], share: float) -> float:
+    """The nearest-rank quantile: the smallest value with at least ``share`` of the values at or below it."""
+    if not sorted_values:
+        return float("nan")
+    rank = max(1, -(-len(sorted_values) * share // 1))
+    return sorted_values[int(rank) - 1]
+
+
+def timing_line(label: str, seconds: list[float], worst_seed: int | None = None) -> str:
+    ordered = sorted(seconds)
+    worst = f" (seed {worst_seed})" if worst_seed is not None else ""
+    return (
+        f"{label}: median {quantile(ordered, 0.5) * 1000:.2f} ms · p90 {quantile(ordered, 0.9) * 1000:.2f} ms · "
+        f"p99 {quantile(ordered, 0.99) * 1000:.2f} ms · max {ordered[-1] * 1000:.1f} ms{worst}"
+    )
+
+
+def peak_megabytes() -> float:
+    # ru_maxrss is in kilobytes on Linux
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("preset", choices=sorted(PRESETS))
+    parser.add_argument("--deals", type=int, default=1500)
+    parser.add_argument("--start", type=int, default=0, help="the first seed")
+    parser.add_argument("--limit-s", type=float, default=30.0, help="per deal; past it the deal is undecided")
+    parser.add_argument("--par", action="store_true", help="also time the par search")
+    parser.add_argument("--hints", type=int, default=0, metavar="N", help="also time N hints from mid-game positions")
+    args = parser.parse_args()
+
+    rules = PRESETS[args.preset]
+    seconds: list[float] = []
+    verdicts = {verdict: 0 for verdict in Verdict}
+    par_seconds: list[float] = []
+    par_inexact = 0
+    winning: list[tuple[int, Game, tuple[object, ...]]] = []
+    worst_seed, worst = args.start, -1.0
+    worst_par_seed, worst_par = args.start, -1.0
+    for seed in range(args.start, args.start + args.deals):
+        game = Game.start(deal_from_seed(rules, seed))
+        started = time.perf_counter()
+        solution = solve(game, time_limit=args.limit_s)
+        elapsed = time.perf_counter() - started
+        seconds.append(elapsed)
+        verdicts[solution.verdict] += 1
+        if elapsed > worst:
+            worst_seed, worst = seed, elapsed
+        if solution.verdict is Verdict.WINNABLE:
+            if Game.replay(game.deal, solution.line).outcome is not Outcome.WON:
+                raise SystemExit(f"seed {seed}: the winning line does not win in the engine")
+            winning.append((seed, game, solution.line))
+        if args.par:
+            started = time.perf_counter()
+            par = solve_par(game, time_limit=args.limit_s)
+            elapsed = time.perf_counter() - started
+            par_seconds.append(elapsed)
+            par_inexact += not par.exact
+            if elapsed > worst_par:
+                worst_par_seed, worst_par = seed, elapsed
+            if Game.replay(game.deal, par.line).score != par.score:
+                raise SystemExit(f"seed {seed}: the par line does not reach the par in the engine")
+
+    decided = verdicts[Verdict.WINNABLE] + verdicts[Verdict.UNWINNABLE]
+    print(f"{args.preset}: {args.deals} deals (seeds {args.start}..{args.start + args.deals - 1}), limit {args.limit_s:g} s a deal")
+    print(
+        f"decided {100 * decided / args.deals:.1f}% · winnable {100 * verdicts[Verdict.WINNABLE] / args.deals:.2f}% "
+        f"· unknown {verdicts[Verdict.UNKNOWN]}"
+    )
+    print(timing_line("solve", seconds, worst_seed))
+    if args.par:
+        print(timing_line("par", par_seconds, worst_par_seed) + f" · exact {args.deals - par_inexact}/{args.deals}")
+    if args.hints and winning:
+        print(hint_timings(winning, args.hints, args.limit_s))
+    print(f"peak memory (max resident set): {peak_megabytes():.0f} MB")
+
+
+def hint_timings(winning: list[tuple[int, Game, tuple[object, ...]]], count: int, limit: float) -> str:
+    chooser = random.Random(0)
+    seconds: list[float] = []
+    live = 0
+    for k in range(count):
+        _, game, line = winning[k % len(winning)]
+        for move in line[: chooser.randrange(len(line))]:
+            game = game.apply(move)  # type: ignore[arg-type]
+        if chooser.random() < 0.3 and game.legal_moves():
+            game = game.apply(chooser.choice(game.legal_moves()))
+        started = time.perf_counter()
+        answer = hint(game, time_limit=limit)
+        seconds.append(time.perf_counter() - started)
+        live += answer.verdict is Verdict.WINNABLE
+    return timing_line(f"hint ({count} mid-game positions, {live} still winnable)", seconds)
+
+
+if __name__ == "__main__":
+    main()
