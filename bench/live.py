@@ -507,6 +507,7 @@ def main() -> None:
 
     import uvloop
 
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     print(f"players {args.players}, spectators {args.spectators}, think {args.think} s, "
           f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis layer, one uvicorn process",
           flush=True)
@@ -536,6 +537,7 @@ def main() -> None:
         print(f"fan-out p99 to {args.spectators} spectators: {live_human['fanout_p99_ms']:.2f} ms (target <= 50 ms)")
     print(f"saturated: {live_sat['per_second']:.0f} moves/s = {100 * live_sat['per_second'] / echo_sat['per_second']:.0f}% "
           f"of the echo's {echo_sat['per_second']:.0f} messages/s (target >= 25%)")
+    print(f"machine load average {os.getloadavg()[0]:.1f} at the end")
     errors = sum(row.get("errors", 0) for row in rows)
     print(f"errors: {errors}; moves lost: {logs['lost']}; duplicated: {logs['duplicated']}")
     if args.json:
