@@ -1,4 +1,4 @@
-"""Writes on leaderboards: record a finished ranked game's score, rebuild a board's ranks."""
+"""Writes on leaderboards: record a finished ranked game's score, keep the rank store in step."""
 
 from __future__ import annotations
 
@@ -47,11 +47,6 @@ def leaderboard_entries_refresh(*, boards: list[Board], player_ids: list[int]) -
     store = rank_store()
     for board in boards:
         store.entries_changed(board, player_ids)
-
-
-def leaderboard_rebuild(*, board: Board) -> int:
-    """Rebuild one board's ranks from Postgres (after a Redis flush, or on demand)."""
-    return rank_store().rebuild(board)
 
 
 def leaderboards_invalidate() -> int:
