@@ -389,7 +389,7 @@ def games_close_expired(*, today: dt.date | None = None) -> int:
     for game_id in list(open_ids):
         with transaction.atomic():
             game = (
-                Game.objects.select_for_update()
+                Game.objects.select_for_update(of=("self",))  # not the challenge row (see _locked_game)
                 .select_related("challenge")
                 .filter(pk=game_id, outcome=Game.Outcome.IN_PROGRESS)
                 .first()
