@@ -144,6 +144,34 @@ class Table:
                     moves.append((REMOVE, place, other))
         return moves
 
+    def outside_removals(self, position: Position) -> list[SolverMove]:
+        """The removals that use the stock or waste top: what a draw can change (house rules aside)."""
+        removed, stock, waste, drawn, _, _ = position
+        outside: list[tuple[int, int]] = []
+        if self.stock_top:
+            if stock:
+                outside.append((STOCK_REF, stock[0]))
+        elif self.drawn_model and drawn:
+            outside.append((STOCK_REF, drawn))
+        if waste:
+            outside.append((-2, waste[-1]))
+        if not outside:
+            return []
+        king, pair_sum, values = self.king, self.pair_sum, self.values
+        free = self.free(removed)
+        moves: list[SolverMove] = []
+        for place, v in outside:
+            if v == king:
+                moves.append((REMOVE, place, NO_CARD))
+                continue
+            w = pair_sum - v
+            for i in free:
+                if values[i] == w:
+                    moves.append((REMOVE, i, place))
+        if len(outside) == 2 and self.stock_waste_pairs and outside[0][1] + outside[1][1] == pair_sum:
+            moves.append((REMOVE, STOCK_REF, -2))
+        return moves
+
     def pair_allowed(self, a: int, b: int) -> bool:
         in_waste = (a < -1) + (b < -1)
         if (a < -2 or b < -2) and in_waste != 2:

@@ -179,6 +179,7 @@ class WinSearch:
         house = self.house
         steps: list[SolverMove] = []
         relaxation = self.relaxation
+        first = True
         while True:
             self.budget.spend()
             if position[4] == table.recycles:
@@ -189,7 +190,9 @@ class WinSearch:
                     bag = usable
                     if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
                         return False
-            removals = table.removals(position)
+            # a removal of pyramid cards alone was already tried at the first stop, which covers this one
+            removals = table.removals(position) if first or house else table.outside_removals(position)
+            first = False
             forced = forced_move(table, position, removals)
             if forced is not None:
                 moves = [forced]
