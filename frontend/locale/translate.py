@@ -266,9 +266,9 @@ T: dict[str, tuple] = {
     "the stock is not empty yet: draw first": ("il tallone non è ancora vuoto: prima pesca", "el mazo aún no está vacío: primero roba"),
     "only the top card of the waste is in play": ("è in gioco solo la carta in cima agli scarti", "solo está en juego la carta de arriba del descarte"),
     "%(card)s counts %(n)s: only a king leaves alone": ("%(card)s vale %(n)s: solo il re se ne va da solo", "%(card)s vale %(n)s: solo el rey se va solo"),
-    "%(score)s points · %(moves)s moves · %(left)s cards left · %(outcome)s": (
-        "%(score)s punti · %(moves)s mosse · %(left)s carte rimaste · %(outcome)s",
-        "%(score)s puntos · %(moves)s movimientos · %(left)s cartas restantes · %(outcome)s",
+    "Score %(score)s · Moves %(moves)s · Cards left %(left)s · %(outcome)s": (
+        "Punti %(score)s · Mosse %(moves)s · Carte rimaste %(left)s · %(outcome)s",
+        "Puntos %(score)s · Movimientos %(moves)s · Cartas restantes %(left)s · %(outcome)s",
     ),
 }
 

@@ -62,7 +62,7 @@ def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any,
     spectator.goto(f"/challenges/{challenge}/room/")
     room_entry = spectator.locator(f".room [data-list=games] li[data-game='{watched}']")
     room_entry.wait_for()
-    assert "3 mosse" in room_entry.inner_text()
+    assert "Mosse 3" in room_entry.inner_text()
     assert spectator.locator(".room .card").count() == 0
     spectator.screenshot(path=str(ARTIFACTS / "room.png"))
 
@@ -111,7 +111,7 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
 
     host.click(".race .play .stock-pile")
     host.wait_for_selector(".race .play[data-confirmed='1']")
-    friend.wait_for_selector("[data-list=players] li:has-text('1 ')")
+    friend.wait_for_selector("[data-list=players] li:has-text('Mosse 1 ')")
     host.screenshot(path=str(ARTIFACTS / "race-host.png"))
 
     for page in (host, friend):

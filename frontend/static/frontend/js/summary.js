@@ -14,7 +14,7 @@ export function summaryItem(summary, { name, size, href } = {}) {
   if (href) title.href = href;
   const text = document.createElement("p");
   text.className = "summary-text";
-  text.textContent = fmt(_("%(score)s points · %(moves)s moves · %(left)s cards left · %(outcome)s"), {
+  text.textContent = fmt(_("Score %(score)s · Moves %(moves)s · Cards left %(left)s · %(outcome)s"), {
     score: summary.score,
     moves: summary.moves,
     left: summary.pyramid_left,
