@@ -18,7 +18,7 @@ STORAGES = {
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 # Short: par searches that hit it just report an inexact par; verdicts of the test seeds take milliseconds.
 PIRAMIDE_SOLVE_TIME_LIMIT = env.float("PIRAMIDE_SOLVE_TIME_LIMIT", default=1.5)
-PIRAMIDE_WINNABLE_ATTEMPTS = env.int("PIRAMIDE_WINNABLE_ATTEMPTS", default=10)
+PIRAMIDE_WINNABLE_ATTEMPTS = env.int("PIRAMIDE_WINNABLE_ATTEMPTS", default=40)
 # Each test run gets its own key space in a shared Redis.
 LEADERBOARD_KEY_PREFIX = env("LEADERBOARD_KEY_PREFIX", default=f"piramide-test-{os.getpid()}:lb")
 REST_FRAMEWORK = {**REST_FRAMEWORK}  # noqa: F405
