@@ -122,3 +122,80 @@ def last_pass_bag(table: Table, position: Position, bag: int) -> int:
             continue
         return bag_of([u for u in stock + waste[depth:] + (drawn,) if u and u != king])
     return bag
+
+
+class _GaveUp(Exception):
+    pass
+
+
+class StackRelaxation:
+    """The last pass, relaxed less: the waste stays a stack, only the stock becomes a bag.
+
+    With no recycle left, a waste card is in play only once every card above it has gone; the
+    stock cards are still let loose (any of them, any time, without burying the waste), which only
+    gives the player more.  A waste top goes alone (a king), with a free pyramid card, or with a
+    stock card where the rules let those two pair.  If even this cannot clear the pyramid, the
+    position is lost.  Answers are remembered by (pyramid, waste, stock bag).  A question that
+    takes more than ``effort`` steps is given up and answered "clearable", which only prunes less.
+    """
+
+    def __init__(self, table: Table, relaxation: Relaxation, effort: int = 2000) -> None:
+        self.table = table
+        self.relaxation = relaxation
+        self.effort = effort
+        self.steps = 0
+        self.memo: dict[tuple[int, tuple[int, ...], int], bool] = {}
+
+    def clearable(self, removed: int, waste: tuple[int, ...], bag: int) -> bool:
+        king = self.table.king
+        self.steps = 0
+        try:
+            return self._clearable(removed, waste, bag, bag_of([v for v in waste if v != king]))
+        except _GaveUp:
+            return True
+
+    def _clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
+        if removed == self.table.full:
+            return True
+        key = (removed, waste, bag)
+        known = self.memo.get(key)
+        if known is None:
+            # every move removes a card, so there are no cycles: only finished answers are kept
+            known = self._search(removed, waste, bag, waste_bag)
+            self.memo[key] = known
+        return known
+
+    def _search(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
+        self.steps += 1
+        if self.steps > self.effort:
+            raise _GaveUp
+        table = self.table
+        king, pair_sum, values = table.king, table.pair_sum, table.values
+        if not self.relaxation.clearable(removed, bag + waste_bag):
+            return False
+        top = waste[-1] if waste else 0
+        if top == king:
+            return self._clearable(removed, waste[:-1], bag, waste_bag)
+        below = waste_bag - (1 << BITS * top) if top else waste_bag
+        free = table.free(removed)
+        present = table.full & ~removed
+        options: list[tuple[int, tuple[int, ...], int, int]] = []
+        for k, i in enumerate(free):
+            v = values[i]
+            if v == king:
+                return self._clearable(removed | 1 << i, waste, bag, waste_bag)
+            w = pair_sum - v
+            in_bag = bag >> BITS * w & NIBBLE
+            if in_bag and not waste_bag >> BITS * w & NIBBLE and not table.by_value.get(w, 0) & present & ~table.related[i]:
+                # only stock cards can take this one, and they are all alike: pair it now
+                return self._clearable(removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag)
+            for j in free[k + 1 :]:
+                if values[j] == w:
+                    options.append((removed | 1 << i | 1 << j, waste, bag, waste_bag))
+            if top == w:
+                options.append((removed | 1 << i, waste[:-1], bag, below))
+            if in_bag:
+                options.append((removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag))
+        if top and table.stock_waste_pairs and bag >> BITS * (pair_sum - top) & NIBBLE:
+            options.append((removed, waste[:-1], bag - (1 << BITS * (pair_sum - top)), below))
+        return any(self._clearable(*option) for option in options)

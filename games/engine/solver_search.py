@@ -23,7 +23,7 @@ from .solver_position import (
     SolverMove,
     Table,
 )
-from .solver_relax import BITS, Relaxation, bag_of, last_pass_bag
+from .solver_relax import BITS, Relaxation, StackRelaxation, bag_of, last_pass_bag
 
 
 class OutOfBudget(Exception):
@@ -141,6 +141,7 @@ class WinSearch:
         self.table = table
         self.budget = budget
         self.relaxation = Relaxation(table)
+        self.stack = StackRelaxation(table, self.relaxation)
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         self.line: list[SolverMove] = []
         self.drawn_model = int(table.drawn_model)
@@ -169,6 +170,10 @@ class WinSearch:
             return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
         return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.drawn_model
 
+    def stock_bag(self, position: Position) -> int:
+        king = self.table.king
+        return bag_of([v for v in position[1] + (position[3],) if v and v != king])
+
     def _search(self, position: Position, bag: int) -> bool:
         table = self.table
         key, code = self._key(position)
@@ -190,6 +195,8 @@ class WinSearch:
                     bag = usable
                     if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
                         return False
+                if not house and position[2] and not self.stack.clearable(position[0], position[2], self.stock_bag(position)):
+                    return False
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             removals = table.removals(position) if first or house else table.outside_removals(position)
             first = False
