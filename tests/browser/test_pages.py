@@ -28,8 +28,8 @@ def test_the_home_page_speaks_italian_english_and_spanish(site: Any, new_context
 def test_a_language_chosen_from_the_menu_is_remembered(site: Any, new_context: Any) -> None:
     page = new_context(locale="it-IT").new_page()
     page.goto("/")
-    page.select_option("#language-select", "es")
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.select_option("#language-select", "es")
     assert "Los desafíos de hoy" in page.locator("h1").inner_text()
     page.goto("/leaderboards/")
     assert page.locator("h1").inner_text() == "Clasificaciones"
