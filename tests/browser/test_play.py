@@ -168,7 +168,8 @@ def test_after_a_loss_the_point_of_no_return_is_shown_and_replayed(site: Any, pa
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-action=resign]")
     dialog = page.locator("dialog#game-over")
-    dialog.locator(".review-text").filter(has_text="fino alla tua mossa 6").wait_for()
+    # The review is a solver search: give it time on a busy machine.
+    dialog.locator(".review-text").filter(has_text="fino alla tua mossa 6").wait_for(timeout=30_000)
     assert dialog.locator(".title").inner_text() == "Hai abbandonato"
     dialog.locator(".show-me").click()
     replay = page.locator("#replay")
@@ -192,7 +193,7 @@ def test_practice_has_undo_and_hint(site: Any, page: Any) -> None:
     page.click("[data-action=undo]")
     wait_confirmed(page, 0)
     page.click("[data-action=hint]")
-    page.locator(".play .toast").filter(has_text="Suggerimento").wait_for()
+    page.locator(".play .toast").filter(has_text="Suggerimento").wait_for(timeout=20_000)
     assert page.locator(".play .card.hint").count() >= 1
 
 
