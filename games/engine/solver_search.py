@@ -13,6 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .solver_position import (
+    HOUSE_DRAWS_SHIFT,
+    HOUSE_NO_PAIR,
+    HOUSE_RETURNED,
+    PUT_BACK_KIND,
     STOCK_REF,
     DRAW_KIND,
     HOUSE_LAST_DRAW,
@@ -163,12 +167,27 @@ class WinSearch:
     def _key(self, position: Position) -> tuple[tuple[int, tuple[int, ...], int], int]:
         removed, stock, waste, drawn, recycles, house = position
         if self.house:
-            # put-back and return-three reorder the cards and look back at the moves: no stretches
+            if self.settled(position):
+                # only "was the last move a draw" still matters, and it only adds a put-back
+                return (removed, waste + stock, -1), (recycles << 9) + (len(waste) << 1) + (not house & HOUSE_LAST_DRAW)
+            # the three first draws may still go back under the stock: every position on its own
             return (removed, stock + (-1,) + waste + (-1, drawn), house), recycles
         if drawn:
             # a card held in play reaches at least what the same card on the waste top reaches
             return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
         return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.drawn_model
+
+    def settled(self, position: Position) -> bool:
+        """Under the house rules, the return-three can no longer happen (and no card is held in play)."""
+        table, house = self.table, position[5]
+        if table.drawn_model:
+            return False
+        return (
+            not table.return_three
+            or bool(house & HOUSE_RETURNED)
+            or not house & HOUSE_NO_PAIR
+            or house >> HOUSE_DRAWS_SHIFT >= 4
+        )
 
     def stock_bag(self, position: Position) -> int:
         king = self.table.king
@@ -181,7 +200,8 @@ class WinSearch:
         if covered is not None and covered <= code:
             return False
         self.visited[key] = code
-        house = self.house
+        # one position at a time while the house rules still look back at the first draws
+        single = self.house and not self.settled(position)
         steps: list[SolverMove] = []
         relaxation = self.relaxation
         first = True
@@ -195,10 +215,15 @@ class WinSearch:
                     bag = usable
                     if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
                         return False
-                if not house and position[2] and not self.stack.clearable(position[0], position[2], self.stock_bag(position)):
+                if not self.house and position[2] and not self.stack.clearable(position[0], position[2], self.stock_bag(position)):
                     return False
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
-            removals = table.removals(position) if first or house else table.outside_removals(position)
+            if first or single:
+                removals = table.removals(position)
+            elif self.house:
+                removals = [move for move in table.removals(position) if move[1] < 0 or move[2] < 0]
+            else:
+                removals = table.outside_removals(position)
             first = False
             forced = forced_move(table, position, removals)
             if forced is not None:
@@ -206,12 +231,16 @@ class WinSearch:
             else:
                 # pairs of two pyramid cards first: they open the pyramid without using up a stock card
                 removals.sort(key=lambda move: -(move[1] >= 0) - (move[2] >= 0))
-                moves = removals + table.other_moves(position) if house else removals
+                moves = removals
+                if single:
+                    moves = removals + table.other_moves(position)
+                elif self.house:
+                    moves = removals + [move for move in table.other_moves(position) if move[0] == PUT_BACK_KIND]
             for move in moves:
                 if self._try(position, bag, move):
                     self.line.extend(reversed(steps))
                     return True
-            if forced is not None or house:
+            if forced is not None or single:
                 return False
             # on to the next pointer: draw, or recycle once the stock is out
             if position[1]:
