@@ -16,7 +16,7 @@ from .deal import Deal
 from .game import Game, Outcome
 from .moves import Move
 from .solver_par import ParSearch
-from .solver_position import Table, position_of, table_for
+from .solver_position import position_of, table_for
 from .solver_search import Budget, OutOfBudget, WinSearch
 
 
@@ -154,4 +154,4 @@ def _review(games: list[Game], budget: Budget) -> Review:
     return Review(Verdict.WINNABLE, high, low_line, budget.nodes, budget.seconds)
 
 
-__all__ = ["Hint", "ParResult", "Review", "Solution", "Table", "Verdict", "hint", "review", "solve", "solve_par"]
+__all__ = ["Hint", "ParResult", "Review", "Solution", "Verdict", "hint", "review", "solve", "solve_par"]

@@ -40,10 +40,6 @@ HOUSE_DRAWS_SHIFT = 3
 PAIR_POINTS, KING_POINTS, RECYCLE_POINTS, ROW_POINTS = 20, 10, -10, 10
 
 
-def waste_code(depth: int) -> int:
-    return -1 - depth
-
-
 class Table:
     """Everything about a deal that never changes during a search, precomputed once."""
 

@@ -13,16 +13,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .solver_position import (
+    DRAW_KIND,
     HOUSE_DRAWS_SHIFT,
+    HOUSE_LAST_DRAW,
     HOUSE_NO_PAIR,
     HOUSE_RETURNED,
-    PUT_BACK_KIND,
-    STOCK_REF,
-    DRAW_KIND,
-    HOUSE_LAST_DRAW,
     NO_CARD,
+    PUT_BACK_KIND,
     RECYCLE_KIND,
     REMOVE,
+    STOCK_REF,
     Position,
     SolverMove,
     Table,
@@ -116,16 +116,6 @@ def forced_move(table: Table, position: Position, removals: list[SolverMove]) ->
             if b >= 0 and partner_count(table, position, b) == 1:
                 return move
     return None
-
-
-def ordered_moves(table: Table, position: Position) -> list[SolverMove]:
-    removals = table.removals(position)
-    forced = forced_move(table, position, removals)
-    if forced is not None:
-        return [forced]
-    # pairs of two pyramid cards first: they open the pyramid without spending a stock card
-    removals.sort(key=lambda move: -(move[1] >= 0) - (move[2] >= 0))
-    return removals + table.other_moves(position)
 
 
 class WinSearch:
@@ -291,5 +281,3 @@ def card_at(position: Position, place: int, table: Table) -> int:
         return position[3] if table.drawn_model else position[1][0]
     return position[2][place + 1]
 
-
-__all__ = ["DRAW_KIND", "RECYCLE_KIND", "Budget", "OutOfBudget", "WinSearch", "deep_recursion"]
