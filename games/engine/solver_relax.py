@@ -146,11 +146,11 @@ class StackRelaxation:
         self.steps = 0
         self.memo: dict[tuple[int, tuple[int, ...], int], bool] = {}
 
-    def clearable(self, removed: int, waste: tuple[int, ...], bag: int) -> bool:
-        king = self.table.king
+    def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
+        """``bag`` holds the stock's values, ``waste_bag`` the waste's (kings left out of both)."""
         self.steps = 0
         try:
-            return self._clearable(removed, waste, bag, bag_of([v for v in waste if v != king]))
+            return self._clearable(removed, waste, bag, waste_bag)
         except _GaveUp:
             return True
 

@@ -179,9 +179,9 @@ class WinSearch:
             or house >> HOUSE_DRAWS_SHIFT >= 4
         )
 
-    def stock_bag(self, position: Position) -> int:
+    def outside_bag(self, values: tuple[int, ...]) -> int:
         king = self.table.king
-        return bag_of([v for v in position[1] + (position[3],) if v and v != king])
+        return bag_of([v for v in values if v and v != king])
 
     def _search(self, position: Position, bag: int) -> bool:
         table = self.table
@@ -195,6 +195,8 @@ class WinSearch:
         steps: list[SolverMove] = []
         relaxation = self.relaxation
         first = True
+        # the stock's and the waste's values in the last pass, kept up to date as cards are drawn
+        stock_bag = waste_bag = -1
         while True:
             self.budget.spend()
             if position[4] == table.recycles:
@@ -205,8 +207,12 @@ class WinSearch:
                     bag = usable
                     if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
                         return False
-                if not self.house and position[2] and not self.stack.clearable(position[0], position[2], self.stock_bag(position)):
-                    return False
+                if not self.house and position[2]:
+                    if stock_bag < 0 or table.drawn_model:
+                        stock_bag = self.outside_bag(position[1] + (position[3],))
+                        waste_bag = self.outside_bag(position[2])
+                    if not self.stack.clearable(position[0], position[2], stock_bag, waste_bag):
+                        return False
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             if first or single:
                 removals = table.removals(position)
@@ -239,6 +245,9 @@ class WinSearch:
                 step = (RECYCLE_KIND, 0, 0)
             else:
                 return False
+            if stock_bag >= 0 and step[0] == DRAW_KIND and position[1][0] != table.king:
+                stock_bag -= 1 << BITS * position[1][0]
+                waste_bag += 1 << BITS * position[1][0]
             position = table.apply(position, step)
             if covered is not None and self._key(position)[1] >= covered:
                 return False
