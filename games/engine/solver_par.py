@@ -25,7 +25,7 @@ class ParSearch:
         self.budget = budget
         self.stock_size = stock_size
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
-        self.relaxation = Relaxation(table)
+        self.relaxation = Relaxation(table, budget.check_time)
         self.best = -(10**9)
         self.best_line: list[SolverMove] = []
         self.path: list[SolverMove] = []

@@ -13,6 +13,8 @@ so the answers are remembered for the whole solve.  A bag is an integer: four bi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .solver_position import Position, Table
 
 BITS = 4
@@ -27,10 +29,12 @@ def bag_of(values: tuple[int, ...] | list[int]) -> int:
 
 
 class Relaxation:
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, tick: Callable[[], None] | None = None) -> None:
         self.table = table
         self.memo: dict[tuple[int, int], bool] = {}
         self.nodes = 0
+        #: called every 64 steps, so that a caller's time limit also holds in here
+        self.tick = tick
 
     def clearable(self, removed: int, bag: int) -> bool:
         key = (removed, bag)
@@ -68,6 +72,8 @@ class Relaxation:
         if removed == full:
             return True
         self.nodes += 1
+        if self.tick is not None and not self.nodes & 63:
+            self.tick()
         values, king, pair_sum, related, by_value = table.values, table.king, table.pair_sum, table.related, table.by_value
         free = table.free(removed)
         present = full & ~removed

@@ -37,7 +37,7 @@ class OutOfBudget(Exception):
 class Budget:
     """A node and wall-clock allowance shared by the searches of one request."""
 
-    CHECK_EVERY = 1024
+    CHECK_EVERY = 64
 
     def __init__(self, time_limit: float | None, node_limit: int | None) -> None:
         self.started = time.perf_counter()
@@ -50,6 +50,10 @@ class Budget:
         if self.node_limit is not None and self.nodes > self.node_limit:
             raise OutOfBudget
         if self.deadline is not None and self.nodes % self.CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+            raise OutOfBudget
+
+    def check_time(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfBudget
 
     @property
@@ -134,7 +138,7 @@ class WinSearch:
     def __init__(self, table: Table, budget: Budget) -> None:
         self.table = table
         self.budget = budget
-        self.relaxation = Relaxation(table)
+        self.relaxation = Relaxation(table, budget.check_time)
         self.stack = StackRelaxation(table, self.relaxation)
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         self.line: list[SolverMove] = []
