@@ -59,6 +59,18 @@ class ParSearch:
         if drawn:
             outside[drawn] += 1
         king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
+        if position[4] == table.recycles and waste and not table.house:
+            # last pass: a waste card with no partner left stays, and buries the cards under it
+            partners = {v for v, mask in by_value.items() if mask & present}
+            if table.stock_waste_pairs:
+                partners.update(stock)
+                partners.add(drawn)
+            for depth in range(len(waste) - 1, -1, -1):
+                v = waste[depth]
+                if v == king or pair_sum - v in partners:
+                    continue
+                outside.subtract(waste[: depth + 1])
+                break
         stuck = 0
         if present and not self.relaxation.clearable(removed, self.bag(position)):
             stuck = table.above[0]
