@@ -229,8 +229,9 @@ class WinSearch:
             if forced is not None:
                 moves = [forced]
             else:
-                # pairs of two pyramid cards first: they open the pyramid without using up a stock card
-                removals.sort(key=lambda move: -(move[1] >= 0) - (move[2] >= 0))
+                # the lowest pyramid card first (pyramid places count up row by row; outside places are
+                # negative, so a pair of two outside cards comes last): it opens the most cards above
+                removals.sort(key=lambda move: -max(move[1], move[2]))
                 moves = removals
                 if single:
                     moves = removals + table.other_moves(position)
