@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
+from games.engine import Move as EngineMove
 from games.engine import IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
 from games.engine.rules import UnknownPresetError
 from leaderboard.services import score_record
@@ -315,6 +316,22 @@ def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
         score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
 
 
+def move_parse(text: str) -> EngineMove:
+    """A move sent by a client, or IllegalMove saying what is wrong with its notation."""
+    try:
+        return parse_move(text.strip())
+    except NotationError as error:
+        raise IllegalMove(str(error)) from None
+
+
+def move_apply(state: EngineGame, move: EngineMove) -> EngineGame:
+    """The engine's next position, or IllegalMove with the engine's reason; shared by games and races."""
+    try:
+        return state.apply(move)
+    except IllegalMoveError as error:
+        raise IllegalMove(str(error)) from None
+
+
 def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
     """Apply one move, sent with the number of moves the client has seen; locks the game row.
 
@@ -322,18 +339,12 @@ def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
     neither.  When the move ends the game, the score is computed from the log and, for a ranked
     game, recorded on the leaderboard in the same transaction.
     """
-    try:
-        parsed = parse_move(move.strip())
-    except NotationError as error:
-        raise IllegalMove(str(error)) from None
+    parsed = move_parse(move)
     with transaction.atomic():
         game = _locked_game(game_id, player)
         _check_seen(game, seen)
         state = game_engine_state(game)
-        try:
-            state = state.apply(parsed)
-        except IllegalMoveError as error:
-            raise IllegalMove(str(error)) from None
+        state = move_apply(state, parsed)
         game.move_count += 1
         Move.objects.create(game=game, number=game.move_count, notation=str(state.moves[-1]))
         if state.outcome is Outcome.IN_PROGRESS:

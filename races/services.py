@@ -18,11 +18,11 @@ from rest_framework import status
 
 from games import events, positions
 from games.engine import Game as EngineGame
-from games.engine import IllegalMoveError, NotationError, Outcome, get_rules, parse_move, score_moves
+from games.engine import Outcome, get_rules, score_moves
 from games.engine.rules import UnknownPresetError
 from games.live import player_ref
-from games.services import draw_seed
-from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotFound, ServiceError, StaleMove
+from games.services import draw_seed, move_apply, move_parse
+from piramide_site.errors import BadRequest, Conflict, GameFinished, NotFound, ServiceError, StaleMove
 
 from .models import Race, RaceEntry, RaceMove
 from .selectors import pyramid_left, race_entries, race_entry_state, race_results, race_summary
@@ -196,10 +196,7 @@ def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
     Locks the race row.  A stale, repeated or illegal move changes nothing; the move that clears
     the pyramid first wins the race and closes it.
     """
-    try:
-        parsed = parse_move(move.strip())
-    except NotationError as error:
-        raise IllegalMove(str(error)) from None
+    parsed = move_parse(move)
     with transaction.atomic():
         race = _locked_race(code)
         entry = _playing_entry(race, player)
@@ -208,10 +205,7 @@ def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
                 f"your race game has {entry.move_count} moves and you have seen {seen}: reload it and try again",
                 moves=entry.move_count,
             )
-        try:
-            state = race_entry_state(race, entry).apply(parsed)
-        except IllegalMoveError as error:
-            raise IllegalMove(str(error)) from None
+        state = move_apply(race_entry_state(race, entry), parsed)
         entry.move_count += 1
         RaceMove.objects.create(entry=entry, number=entry.move_count, notation=str(state.moves[-1]))
         entry.score = state.score
