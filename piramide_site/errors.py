@@ -7,14 +7,26 @@ guess how an error looks.
 
 from __future__ import annotations
 
+import logging
+import sys
+from html import escape
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, InterfaceError, OperationalError, connections
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+log = logging.getLogger(__name__)
+
+#: While the database does not answer: what clients are told, and how long to wait (Retry-After).
+UNAVAILABLE_RETRY_AFTER = 5
+UNAVAILABLE_MESSAGE = "the database is not answering: nothing was changed; try again in a few seconds"
 
 
 class ServiceError(Exception):
@@ -76,6 +88,10 @@ def _flatten(detail: Any, prefix: str = "") -> list[str]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
         return Response({"error": exc.code, "message": exc.message, **exc.extra}, status=exc.status_code)
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        log.warning("database unavailable: %s", exc)
+        body = {"error": "unavailable", "message": UNAVAILABLE_MESSAGE, "retry_after": UNAVAILABLE_RETRY_AFTER}
+        return Response(body, status=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("not found")
     elif isinstance(exc, PermissionDenied):
@@ -104,7 +120,45 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return defaults.page_not_found(request, exception)
 
 
+def _database_down() -> bool:
+    """Whether the error being answered is the database's: the exception when Django still has it
+    (it does not under ASGI, which answers from another thread), else a probe of the database."""
+    error = sys.exc_info()[1]
+    if error is not None:
+        return isinstance(error, (OperationalError, InterfaceError))
+    connection = connections[DEFAULT_DB_ALIAS]
+    was_open = connection.connection is not None
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError:
+        return True
+    finally:
+        if not was_open:
+            connection.close()
+    return False
+
+
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """503 while the database is down: JSON under /api/, a page that retries by itself elsewhere."""
+    headers = {"Retry-After": str(UNAVAILABLE_RETRY_AFTER)}
+    if request.path.startswith("/api/"):
+        body = {"error": "unavailable", "message": UNAVAILABLE_MESSAGE, "retry_after": UNAVAILABLE_RETRY_AFTER}
+        return JsonResponse(body, status=503, headers=headers)
+    title = escape(_("Piramide will be back in a moment"))
+    text = escape(_("The database is not answering. Your games and scores are safe; this page tries again by itself."))
+    page = (
+        f'<!doctype html><html lang="{escape(get_language() or "it")}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta http-equiv="refresh" content="{UNAVAILABLE_RETRY_AFTER * 2}"><title>{title}</title></head>'
+        f"<body><h1>{title}</h1><p>{text}</p></body></html>"
+    )
+    return HttpResponse(page, status=503, headers=headers)
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
+    if _database_down():
+        return unavailable(request)
     if request.path.startswith("/api/"):
         body = {"error": "server_error", "message": "something went wrong on our side; it has been logged"}
         return JsonResponse(body, status=500)
