@@ -1,11 +1,63 @@
-"""The Celery app; every setting comes from Django's settings under the CELERY_ prefix."""
+"""The Celery app; every setting comes from Django's settings under the CELERY_ prefix.
 
+One thing may also come straight from the environment: ``CELERY_BROKER_VISIBILITY_TIMEOUT``
+(seconds), how long Redis waits before it hands a task whose worker vanished without a word (the
+whole worker killed, its machine gone) to another worker.  The settings make it outlast the
+longest task (``CELERY_BROKER_TRANSPORT_OPTIONS``), so a slow solve never runs twice at once; a
+shorter one brings a lost task back sooner and may let a task that runs longer than it start a
+second time (every task is safe to run twice, see games/tasks.py).  A worker child killed under a
+live worker (out of memory, a crash) does not wait for it: ``task_reject_on_worker_lost`` puts its
+task back on the queue at once.
+"""
+
+import logging
 import os
 
 from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 
+log = logging.getLogger(__name__)
+
+#: Redis transport's own sweep for lost tasks runs about every interval x throttle seconds.
+DEFAULT_RESTORE_SWEEP_SECONDS = 100
+
 app = Celery("piramide_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def visibility_timeout_from_env(value: str | None, options: dict[str, object]) -> dict[str, object]:
+    """The broker transport options with ``CELERY_BROKER_VISIBILITY_TIMEOUT`` applied, if it is set.
+
+    A short timeout also makes the worker look for lost tasks as often (every half timeout):
+    kombu's default sweep runs only every 100 s or so.
+    """
+    if not value:
+        return options
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError(f"CELERY_BROKER_VISIBILITY_TIMEOUT must be a number of seconds, not {value!r}") from None
+    if seconds <= 0:
+        raise ValueError(f"CELERY_BROKER_VISIBILITY_TIMEOUT must be more than 0 seconds, not {value!r}")
+    options = {**options, "visibility_timeout": seconds}
+    if seconds < 2 * DEFAULT_RESTORE_SWEEP_SECONDS:
+        options.update(unacked_restore_interval=max(1, int(seconds // 2)), unacked_restore_throttle=1)
+    return options
+
+
+@app.on_after_configure.connect
+def _visibility_timeout(sender: Celery, **kwargs: object) -> None:
+    value = os.environ.get("CELERY_BROKER_VISIBILITY_TIMEOUT")
+    if not value:
+        return
+    sender.conf.broker_transport_options = visibility_timeout_from_env(value, dict(sender.conf.broker_transport_options or {}))
+    limit = sender.conf.task_time_limit
+    if limit and float(value) <= limit:
+        log.warning(
+            "CELERY_BROKER_VISIBILITY_TIMEOUT=%s is not longer than the task time limit (%s s): "
+            "a task running longer than it may start a second time",
+            value,
+            limit,
+        )
