@@ -1,0 +1,86 @@
+"""Postgres stops for a few seconds under a running service, then comes back.
+
+While it is down every request gets a clear 503 (JSON under /api/, a page that retries by itself
+elsewhere, with Retry-After), never a 500 or a traceback, and nothing changes; a verification
+task that meets the outage retries.  When Postgres is back the same processes answer again, with
+no restart, and the game goes on from where it was.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from celery import Celery
+
+from tests.faults.conftest import PASSWORD, Client, Stack, setup_players, winning_line
+from tests.faults.stack import wait_for
+
+pytestmark = pytest.mark.servers
+
+
+def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_returns(stack: Stack) -> None:
+    ids = setup_players(stack, "alice")
+    pending = stack.django(
+        "from tests.factories import make_challenge\nimport datetime as dt\n"
+        "from games.selectors import local_today\n"
+        "result = make_challenge(date=local_today() + dt.timedelta(days=1), seed=5, status='pending', verdict='').pk"
+    )
+    # Production keeps connections open between requests (DJANGO_CONN_MAX_AGE=60): the harder case.
+    web = stack.web(DJANGO_CONN_MAX_AGE="60")
+    worker = stack.worker("outage", DJANGO_CONN_MAX_AGE="60")
+    line = winning_line("classic", ids["seed"])
+    alice = Client(web.base).sign_in("alice", PASSWORD)
+    game = alice.post(f"/api/challenges/{ids['challenge']}/ranked/").json()
+    for seen, move in enumerate(line[:2]):
+        assert alice.post(f"/api/games/{game['id']}/moves/", {"move": move, "seen": seen}).status_code == 200
+    assert alice.get("/").status_code == 200
+
+    stack.postgres.stop("fast")
+    down_at = time.monotonic()
+    answers = {
+        "challenges": alice.get("/api/challenges/today/"),
+        "game": alice.get(f"/api/games/{game['id']}/"),
+        "move": alice.post(f"/api/games/{game['id']}/moves/", {"move": line[2], "seen": 2}),
+        "leaderboard": alice.get(f"/api/leaderboards/challenges/{ids['challenge']}/"),
+        "anonymous": Client(web.base).get("/api/challenges/today/"),
+    }
+    for name, response in answers.items():
+        assert response.status_code == 503, (name, response.status_code, response.text[:500])
+        assert response.headers["Content-Type"] == "application/json", name
+        assert response.headers["Retry-After"] == "5", name
+        body = response.json()
+        assert body["error"] == "unavailable" and "try again" in body["message"], (name, body)
+        assert "Traceback" not in response.text and "psycopg" not in response.text, name
+    page = alice.get("/")
+    assert page.status_code == 503 and page.headers["Content-Type"].startswith("text/html")
+    assert "back in a moment" in page.text and "Traceback" not in page.text
+    assert page.headers["Retry-After"] == "5"
+    assert Client(web.base).get("/healthz/").status_code == 503
+
+    # A verification that meets the outage is retried, not lost.
+    broker = Celery(broker=stack.redis.url())
+    broker.send_task("games.tasks.challenge_verify_task", args=[pending])
+    broker.close()
+    wait_for(lambda: "Retry in" in worker.output(), 30, "the worker to retry the verification")
+    time.sleep(max(0.0, 3 - (time.monotonic() - down_at)))
+
+    stack.postgres.start()
+    assert web.alive() and worker.alive(), "nothing restarts the service's processes"
+    # The very first requests after Postgres returns succeed, on the same processes.
+    first = [alice.get(f"/api/games/{game['id']}/") for _ in range(4)]
+    assert [response.status_code for response in first] == [200] * 4, [r.text[:300] for r in first]
+    assert first[0].json()["moves"] == 2, "the move refused during the outage was not stored"
+    assert alice.get("/").status_code == 200
+    assert Client(web.base).get("/healthz/").json() == {"ok": True}
+    for seen, move in enumerate(line[2:], start=2):
+        response = alice.post(f"/api/games/{game['id']}/moves/", {"move": move, "seen": seen})
+        assert response.status_code == 200, response.text
+    assert response.json()["outcome"] == "won"
+    stored = stack.query("SELECT number, notation FROM games_move WHERE game_id = %s ORDER BY number", game["id"])
+    assert stored == [(number, move) for number, move in enumerate(line, start=1)]
+
+    def verified() -> bool:
+        return stack.query("SELECT status FROM games_dailychallenge WHERE id = %s", pending) == [("done",)]
+
+    wait_for(verified, 90, "the retried verification to finish once Postgres is back", interval=0.5)
