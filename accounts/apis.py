@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.middleware.csrf import get_token
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from piramide_site.errors import BadRequest
 
+from .backends import signin_locked_for
 from .models import User
 from .services import user_create, user_password_change
 
@@ -48,7 +49,7 @@ class SignUpApi(APIView):
         data = self.SignUpInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = user_create(**data.validated_data)
-        login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request._request, user, backend="accounts.backends.LockoutModelBackend")
         return Response(UserOutputSerializer(user).data, status=status.HTTP_201_CREATED)
 
 
@@ -62,8 +63,12 @@ class SignInApi(APIView):
 
     @extend_schema(request=SignInInputSerializer, responses={200: UserOutputSerializer})
     def post(self, request: Request) -> Response:
+        """Sign in; after repeated failures for a username or from an address: 429 until the lock ends."""
         data = self.SignInInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        wait = signin_locked_for(data.validated_data["username"], request._request)
+        if wait:
+            raise exceptions.Throttled(wait, detail="too many failed sign-ins")
         user = authenticate(request._request, **data.validated_data)
         if user is None:
             raise BadRequest("wrong username or password")

@@ -1,7 +1,8 @@
 """The ASGI application: Django builds first, then the Channels router (see docs/style.md).
 
 HTTP goes to Django.  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
-then the session middleware that puts the signed-in user in the scope, then the routes.
+then the session middleware that puts the signed-in user in the scope, then the per-user and
+per-address limits on open sockets and frames (piramide_site/socket_limits.py), then the routes.
 """
 
 import os
@@ -20,11 +21,13 @@ from games.routing import not_found_urlpatterns  # noqa: E402
 from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
 
+from .socket_limits import SocketLimitMiddleware  # noqa: E402
+
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns]))
+            AuthMiddlewareStack(SocketLimitMiddleware(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns])))
         ),
     }
 )

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "piramide_site.headers.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -115,7 +116,21 @@ LOGIN_URL = "frontend:signin"
 LOGIN_REDIRECT_URL = "frontend:home"
 LOGOUT_REDIRECT_URL = "frontend:home"
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_HTTPONLY = False  # the browser client reads it to send X-CSRFToken
+CSRF_COOKIE_SAMESITE = "Lax"
+# Every way of signing in counts failures; ModelBackend stays listed for sessions made with its name.
+AUTHENTICATION_BACKENDS = ["accounts.backends.LockoutModelBackend", "django.contrib.auth.backends.ModelBackend"]
+#: Failed sign-ins before a username (or an address) is refused until its window ends.
+SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
+SIGNIN_FAILURES_PER_IP = env("SIGNIN_FAILURES_PER_IP", default="50/15min")
+
+# ----------------------------------------------------------------- headers
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 # ----------------------------------------------------------------- time
 
@@ -171,6 +186,21 @@ RACE_COUNTDOWN_MIN = env.int("RACE_COUNTDOWN_MIN", default=3)
 RACE_SOLVE_TIME_LIMIT = env.float("RACE_SOLVE_TIME_LIMIT", default=2.0)
 RACE_WINNABLE_ATTEMPTS = env.int("RACE_WINNABLE_ATTEMPTS", default=30)
 
+# ----------------------------------------------------------------- shared limits (piramide_site/limits.py)
+
+#: Redis keys of the shared counters (per user and per address; atomic across processes).
+LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default="piramide:limits")
+#: Per user and per address, by the views' throttle_scope, on top of DRF's throttles.
+LIMITS_HTTP = {
+    "moves": {"user": env("LIMIT_MOVES_PER_USER", default="240/min"), "ip": env("LIMIT_MOVES_PER_IP", default="1200/min")},
+    "auth": {"ip": env("LIMIT_AUTH_PER_IP", default="60/min")},
+}
+#: Open sockets at once, and frames received, per user and per address (piramide_site/socket_limits.py).
+LIVE_SOCKETS_PER_USER = env.int("LIVE_SOCKETS_PER_USER", default=20)
+LIVE_SOCKETS_PER_IP = env.int("LIVE_SOCKETS_PER_IP", default=200)
+LIVE_FRAMES_PER_USER = env("LIVE_FRAMES_PER_USER", default="1200/min")
+LIVE_FRAMES_PER_IP = env("LIVE_FRAMES_PER_IP", default="6000/min")
+
 # ----------------------------------------------------------------- Celery
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
@@ -213,6 +243,7 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
         "rest_framework.throttling.ScopedRateThrottle",
+        "piramide_site.throttles.SharedScopedThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("THROTTLE_ANON", default="120/min"),
@@ -230,6 +261,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "piramide_site.schema.add_error_responses",
+    ],
 }
 
 LOGGING = {

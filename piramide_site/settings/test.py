@@ -28,3 +28,13 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "moves": "10000/min",
     "auth": "10000/min",
 }
+# The shared limits of piramide_site/limits.py: this run's own keys, and high enough that only
+# the tests of the limits themselves (which lower them) ever meet them.
+LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default=f"piramide-test-{os.getpid()}:limits")
+LIMITS_HTTP = {"moves": {"user": "100000/min", "ip": "100000/min"}, "auth": {"ip": "100000/min"}}
+LIVE_SOCKETS_PER_USER = 10000
+LIVE_SOCKETS_PER_IP = 10000
+LIVE_FRAMES_PER_USER = "100000/min"
+LIVE_FRAMES_PER_IP = "100000/min"
+SIGNIN_FAILURES_PER_USER = "5/15min"
+SIGNIN_FAILURES_PER_IP = "1000/15min"

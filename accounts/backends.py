@@ -1,0 +1,52 @@
+"""Sign-in with a lockout: after repeated failures for a username or from an address, refuse for a while.
+
+Every way in goes through ``authenticate()`` (the API, the site's sign-in page, the admin), so
+the count is kept here.  The counters are the shared ones of ``piramide_site.limits`` (Redis,
+atomic), so a guesser gains nothing by spreading attempts over processes.  While locked, even
+the right password is refused: a guesser cannot tell a hit from a miss.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import PermissionDenied
+
+from piramide_site import limits
+from piramide_site.throttles import client_address
+
+
+def _keys(username: str, request: Any) -> list[tuple[str, limits.Rate]]:
+    return [
+        (limits.key("signin", "user", username.strip().lower()), limits.Rate.parse(settings.SIGNIN_FAILURES_PER_USER)),
+        (limits.key("signin", "ip", client_address(request)), limits.Rate.parse(settings.SIGNIN_FAILURES_PER_IP)),
+    ]
+
+
+def signin_locked_for(username: str, request: Any) -> float:
+    """Seconds until sign-in may be tried again for this username from this address (0: now)."""
+    wait = 0.0
+    for name, rate in _keys(username, request):
+        count, left = limits.peek(name)
+        if count >= rate.count:
+            wait = max(wait, left)
+    return wait
+
+
+class LockoutModelBackend(ModelBackend):
+    def authenticate(self, request: Any, username: str | None = None, password: str | None = None, **kwargs: Any) -> Any:
+        if username is None:
+            username = kwargs.get("username")
+        if username is None or password is None:
+            return None
+        if signin_locked_for(username, request):
+            raise PermissionDenied("too many failed sign-ins")
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        if user is None:
+            for name, rate in _keys(username, request):
+                limits.hit(name, rate, count_refused=True)
+        else:
+            limits.reset(_keys(username, request)[0][0])
+        return user

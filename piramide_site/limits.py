@@ -1,0 +1,378 @@
+"""Rate limits shared by every process: counters in Redis, changed atomically by Lua scripts.
+
+DRF's throttles keep their history in the cache with a read-then-write, so two processes (or two
+threads) can both let the last request in; these counters cannot.  Each limit is a fixed window
+(``INCR`` and ``PEXPIRE`` in one script), and open sockets are a sorted set per user or address
+whose members expire unless their socket keeps talking, so a process that dies leaves no count
+behind for longer than ``SOCKET_LEASE_SECONDS``.
+
+Without ``REDIS_URL`` (the local default and the embedded test suite) the same limits are kept
+in this process's memory; while Redis does not answer they are kept there too, and the failure
+is logged once a minute.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+#: An open socket counts for this long after its last frame (clients ping every 20-30 s).
+SOCKET_LEASE_SECONDS = 300
+
+_UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``count`` hits per ``seconds``, written like DRF's rates: ``240/min``, ``5/15min``, ``20/s``."""
+
+    count: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> Rate:
+        count, _, period = text.partition("/")
+        digits = "".join(ch for ch in period if ch.isdigit())
+        unit = period[len(digits):]
+        if unit not in _UNITS or not count.isdigit():
+            raise ValueError(f"{text!r} is not a rate such as '240/min' or '5/15min'")
+        return cls(int(count), int(digits or 1) * _UNITS[unit])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    count: int
+    retry_after: float
+
+
+# ----------------------------------------------------------------- the scripts
+
+#: KEYS[1] counter; ARGV[1] window in ms, ARGV[2] limit, ARGV[3] 1 to count even when refused.
+HIT = """
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local limit = tonumber(ARGV[2])
+if count >= limit and ARGV[3] == '0' then
+  return {count, redis.call('PTTL', KEYS[1]), 0}
+end
+count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+if count > limit then
+  return {count, ttl, 0}
+end
+return {count, ttl, 1}
+"""
+
+#: One hit on several counters at once (a user's and an address's): KEYS the counters, ARGV a
+#: (limit, window in ms) pair per key.  Every counter counts the hit; returns the 1-based index
+#: of the first counter over its limit (0 if none) and the ms left in that counter's window.
+HITS = """
+local over, wait = 0, 0
+for i, key in ipairs(KEYS) do
+  local limit, window = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local count = redis.call('INCR', key)
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    redis.call('PEXPIRE', key, window)
+    ttl = window
+  end
+  if over == 0 and count > limit then
+    over, wait = i, ttl
+  end
+end
+return {over, wait}
+"""
+
+#: KEYS: the sorted sets (one per identity); ARGV[1] member, ARGV[2] now (ms), ARGV[3] lease (ms),
+#: then one cap per key.  Adds the member to every set, or to none when any is full.
+ACQUIRE = """
+local now, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
+    return i
+  end
+end
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + lease, ARGV[1])
+  redis.call('PEXPIRE', key, lease)
+end
+return 0
+"""
+
+#: Keeps a member's lease alive (only if it still holds one) and drops it on release.
+RENEW = """
+for i, key in ipairs(KEYS) do
+  if redis.call('ZSCORE', key, ARGV[1]) then
+    redis.call('ZADD', key, tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
+    redis.call('PEXPIRE', key, ARGV[3])
+  end
+end
+return 0
+"""
+RELEASE = """
+for i, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
+return 0
+"""
+
+
+# ----------------------------------------------------------------- the stores
+
+
+class MemoryStore:
+    """The same counters in one process's memory, behind a lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.windows: dict[str, tuple[int, float]] = {}
+        self.leases: dict[str, dict[str, float]] = {}
+
+    def clear(self) -> None:
+        with self.lock:
+            self.windows.clear()
+            self.leases.clear()
+
+    def hit(self, key: str, rate: Rate, *, count_refused: bool) -> Verdict:
+        now = time.monotonic()
+        with self.lock:
+            if len(self.windows) > 100_000:
+                self.windows = {k: v for k, v in self.windows.items() if v[1] > now}
+            count, ends = self.windows.get(key, (0, now + rate.seconds))
+            if ends <= now:
+                count, ends = 0, now + rate.seconds
+            if count >= rate.count and not count_refused:
+                return Verdict(False, count, ends - now)
+            count += 1
+            self.windows[key] = (count, ends)
+            return Verdict(count <= rate.count, count, ends - now if count > rate.count else 0.0)
+
+    def peek(self, key: str) -> tuple[int, float]:
+        now = time.monotonic()
+        with self.lock:
+            count, ends = self.windows.get(key, (0, now))
+            return (count, ends - now) if ends > now else (0, 0.0)
+
+    def reset(self, key: str) -> None:
+        with self.lock:
+            self.windows.pop(key, None)
+
+    def acquire(self, keys: list[str], caps: list[int], member: str) -> int:
+        now = time.monotonic()
+        with self.lock:
+            for i, (key, cap) in enumerate(zip(keys, caps), start=1):
+                held = {m: t for m, t in self.leases.get(key, {}).items() if t > now}
+                self.leases[key] = held
+                if len(held) >= cap:
+                    return i
+            for key in keys:
+                self.leases[key][member] = now + SOCKET_LEASE_SECONDS
+            return 0
+
+    def renew(self, keys: list[str], member: str) -> None:
+        now = time.monotonic()
+        with self.lock:
+            for key in keys:
+                if member in self.leases.get(key, {}):
+                    self.leases[key][member] = now + SOCKET_LEASE_SECONDS
+
+    def release(self, keys: list[str], member: str) -> None:
+        with self.lock:
+            for key in keys:
+                held = self.leases.get(key)
+                if held is not None:
+                    held.pop(member, None)
+                    if not held:
+                        del self.leases[key]
+
+
+memory = MemoryStore()
+_last_warning = 0.0
+
+
+def _warn(error: Exception) -> None:
+    global _last_warning
+    if time.monotonic() - _last_warning > 60:
+        _last_warning = time.monotonic()
+        log.warning("rate limits are kept in memory while Redis does not answer: %s", error)
+
+
+def key(*parts: Any) -> str:
+    return ":".join([settings.LIMITS_KEY_PREFIX, *(str(part) for part in parts)])
+
+
+# ----------------------------------------------------------------- synchronous (HTTP views)
+
+_sync_client: tuple[str, Any] | None = None
+_sync_lock = threading.Lock()
+
+
+def _redis() -> Any:
+    """One client per process (redis-py's pool is thread-safe); None without Redis."""
+    global _sync_client
+    url = settings.REDIS_URL
+    if not url:
+        return None
+    with _sync_lock:
+        if _sync_client is None or _sync_client[0] != url:
+            import redis
+
+            _sync_client = (url, redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0))
+        return _sync_client[1]
+
+
+def hit(name: str, rate: Rate, *, count_refused: bool = False) -> Verdict:
+    """Count one hit on ``name`` in its window; refused once the window holds ``rate.count``.
+
+    With ``count_refused`` a refused hit still counts (failed sign-ins go on counting).
+    """
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            count, ttl, allowed = client.eval(HIT, 1, name, rate.seconds * 1000, rate.count, int(count_refused))
+        except redis.RedisError as error:
+            _warn(error)
+        else:
+            return Verdict(bool(allowed), int(count), 0.0 if allowed else max(int(ttl), 0) / 1000)
+    return memory.hit(name, rate, count_refused=count_refused)
+
+
+def peek(name: str) -> tuple[int, float]:
+    """(hits in the current window, seconds until it ends)."""
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            with client.pipeline(transaction=True) as pipe:
+                count, ttl = pipe.get(name).pttl(name).execute()
+        except redis.RedisError as error:
+            _warn(error)
+        else:
+            return int(count or 0), max(int(ttl), 0) / 1000
+    return memory.peek(name)
+
+
+def reset(name: str) -> None:
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            client.delete(name)
+        except redis.RedisError as error:
+            _warn(error)
+    memory.reset(name)
+
+
+def hits(names: list[str], rates: list[Rate]) -> Verdict:
+    """One hit on each of ``names``, each against its own rate; refused when any is over."""
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            over, wait = client.eval(HITS, len(names), *names, *_limits(rates))
+        except redis.RedisError as error:
+            _warn(error)
+        else:
+            return Verdict(not over, int(over), max(int(wait), 0) / 1000)
+    return _memory_hits(names, rates)
+
+
+def _limits(rates: list[Rate]) -> list[int]:
+    return [number for rate in rates for number in (rate.count, rate.seconds * 1000)]
+
+
+def _memory_hits(names: list[str], rates: list[Rate]) -> Verdict:
+    verdicts = [memory.hit(name, rate, count_refused=True) for name, rate in zip(names, rates)]
+    for index, verdict in enumerate(verdicts, start=1):
+        if not verdict.allowed:
+            return Verdict(False, index, verdict.retry_after)
+    return Verdict(True, 0, 0.0)
+
+
+# ----------------------------------------------------------------- asynchronous (sockets)
+
+_async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+
+def _aredis() -> Any:
+    if not settings.REDIS_URL:
+        return None
+    loop = asyncio.get_running_loop()
+    client = _async_clients.get(loop)
+    if client is None:
+        import redis.asyncio
+
+        client = redis.asyncio.Redis.from_url(settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0)
+        _async_clients[loop] = client
+    return client
+
+
+async def ahits(names: list[str], rates: list[Rate]) -> Verdict:
+    client = _aredis()
+    if client is not None:
+        import redis
+
+        try:
+            over, wait = await client.eval(HITS, len(names), *names, *_limits(rates))
+        except (redis.RedisError, OSError) as error:
+            _warn(error)
+        else:
+            return Verdict(not over, int(over), max(int(wait), 0) / 1000)
+    return _memory_hits(names, rates)
+
+
+async def aacquire(keys: list[str], caps: list[int], member: str) -> int:
+    """Hold one socket place under each key, or none: 0, or the 1-based index of the full key."""
+    client = _aredis()
+    if client is not None:
+        import redis
+
+        try:
+            now = int(time.time() * 1000)
+            return int(await client.eval(ACQUIRE, len(keys), *keys, member, now, SOCKET_LEASE_SECONDS * 1000, *caps))
+        except (redis.RedisError, OSError) as error:
+            _warn(error)
+    return memory.acquire(keys, caps, member)
+
+
+async def arenew(keys: list[str], member: str) -> None:
+    client = _aredis()
+    if client is not None:
+        import redis
+
+        try:
+            await client.eval(RENEW, len(keys), *keys, member, int(time.time() * 1000), SOCKET_LEASE_SECONDS * 1000)
+            return
+        except (redis.RedisError, OSError) as error:
+            _warn(error)
+    memory.renew(keys, member)
+
+
+async def arelease(keys: list[str], member: str) -> None:
+    client = _aredis()
+    if client is not None:
+        import redis
+
+        try:
+            await client.eval(RELEASE, len(keys), *keys, member)
+            return
+        except (redis.RedisError, OSError) as error:
+            _warn(error)
+    memory.release(keys, member)

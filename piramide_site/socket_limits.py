@@ -1,0 +1,109 @@
+"""Limits on WebSockets per user and per address, in front of every consumer (docs/live.md, *Limits*).
+
+- **Open sockets**: at most ``LIVE_SOCKETS_PER_USER`` at once for a signed-in user and
+  ``LIVE_SOCKETS_PER_IP`` for an address.  A socket over the cap is accepted only to be told
+  why (``error`` ``rate_limited``) and closed with code **4429**.
+- **Frames**: every frame a client sends counts against its user's and its address's windows
+  (``LIVE_FRAMES_PER_USER``, ``LIVE_FRAMES_PER_IP``).  A frame over either is not delivered to
+  the consumer; the client gets ``error`` ``rate_limited`` with ``retry_after``, and after
+  ``REFUSED_BEFORE_CLOSE`` refusals in a row the socket is closed with 4429.
+
+The counts live in Redis (atomic Lua scripts, ``piramide_site.limits``), so they hold across
+every ASGI process; without Redis, in this process.  The per-connection token bucket of the
+consumers still applies behind this.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from django.conf import settings
+
+from . import limits
+
+REFUSED_BEFORE_CLOSE = 50
+#: A socket's lease is renewed by its frames, at most this often.
+RENEW_EVERY = 60.0
+
+
+def identities(scope: dict[str, Any]) -> list[tuple[str, str]]:
+    """(kind, id) pairs a socket counts under: its address, and its user when signed in."""
+    client = scope.get("client") or ("unknown", 0)
+    found = [("ip", str(client[0]))]
+    user = scope.get("user")
+    if user is not None and getattr(user, "is_authenticated", False):
+        found.append(("user", str(user.pk)))
+    return found
+
+
+def _error(message: str, **extra: Any) -> dict[str, Any]:
+    body = {"type": "error", "code": "rate_limited", "message": message, "ref": None, **extra}
+    return {"type": "websocket.send", "text": json.dumps(body)}
+
+
+class SocketLimitMiddleware:
+    """ASGI middleware for the websocket router; it must sit inside the auth middleware (it reads the user)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        if scope["type"] != "websocket":
+            return await self.inner(scope, receive, send)
+        who = identities(scope)
+        caps = {"ip": settings.LIVE_SOCKETS_PER_IP, "user": settings.LIVE_SOCKETS_PER_USER}
+        rates = {"ip": limits.Rate.parse(settings.LIVE_FRAMES_PER_IP), "user": limits.Rate.parse(settings.LIVE_FRAMES_PER_USER)}
+        lease_keys = [limits.key("sockets", kind, ident) for kind, ident in who]
+        frame_keys = [limits.key("frames", kind, ident) for kind, ident in who]
+        frame_rates = [rates[kind] for kind, _ in who]
+        member = uuid.uuid4().hex
+
+        first = await receive()
+        if first["type"] != "websocket.connect":
+            return
+        full = await limits.aacquire(lease_keys, [caps[kind] for kind, _ in who], member)
+        if full:
+            kind = who[full - 1][0]
+            await send({"type": "websocket.accept"})
+            await send(_error(f"too many open sockets for this {'user' if kind == 'user' else 'address'}: close one first"))
+            await send({"type": "websocket.close", "code": 4429})
+            return
+
+        state = {"first": first, "refused": 0, "renewed": time.monotonic(), "closed": False}
+
+        async def limited_receive() -> dict[str, Any]:
+            if state["first"] is not None:
+                message, state["first"] = state["first"], None
+                return message
+            while True:
+                message = await receive()
+                if message["type"] != "websocket.receive" or state["closed"]:
+                    return message
+                verdict = await limits.ahits(frame_keys, frame_rates)
+                if time.monotonic() - state["renewed"] > RENEW_EVERY:
+                    state["renewed"] = time.monotonic()
+                    await limits.arenew(lease_keys, member)
+                if verdict.allowed:
+                    state["refused"] = 0
+                    return message
+                state["refused"] += 1
+                if state["refused"] >= REFUSED_BEFORE_CLOSE:
+                    state["closed"] = True
+                    await send(_error("too many messages: closing"))
+                    await send({"type": "websocket.close", "code": 4429})
+                    return {"type": "websocket.disconnect", "code": 4429}
+                kind = who[verdict.count - 1][0]
+                await send(_error(f"too many messages from this {'user' if kind == 'user' else 'address'}: wait {verdict.retry_after:.2f} s",
+                                  retry_after=round(verdict.retry_after, 3)))
+
+        async def guarded_send(message: dict[str, Any]) -> None:
+            if not state["closed"]:
+                await send(message)
+
+        try:
+            return await self.inner(scope, limited_receive, guarded_send)
+        finally:
+            await limits.arelease(lease_keys, member)

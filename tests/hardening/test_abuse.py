@@ -1,0 +1,190 @@
+"""Abuse over HTTP: sign-in lockout, per-user and per-address move limits, and the shared counters
+themselves (atomic under threads, in memory without Redis and in Redis with it)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from games.models import Game, Move
+from games.services import game_ranked_start
+from piramide_site import limits
+from tests.factories import make_challenge, make_player
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "a-long-pass-phrase-42"
+
+
+def csrf_client(address: str = "10.0.0.1") -> APIClient:
+    client = APIClient(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR=address)
+    token = client.get("/api/auth/csrf/").json()["csrf_token"]
+    client.credentials(HTTP_X_CSRFTOKEN=token)
+    return client
+
+
+def sign_in(client: APIClient, username: str, password: str) -> Any:
+    return client.post("/api/auth/signin/", {"username": username, "password": password}, format="json")
+
+
+# ----------------------------------------------------------------- sign-in
+
+
+def test_five_failed_sign_ins_lock_the_username_even_against_the_right_password(settings):
+    settings.SIGNIN_FAILURES_PER_USER = "5/15min"
+    make_player("alice")
+    client = csrf_client()
+    for _ in range(5):
+        response = sign_in(client, "alice", "wrong-guess")
+        assert response.status_code == 400 and response.json()["message"] == "wrong username or password"
+    locked = sign_in(client, "Alice", PASSWORD)  # any case of the name counts
+    assert locked.status_code == 429, locked.json()
+    body = locked.json()
+    assert body["error"] == "throttled" and 800 < body["retry_after"] <= 900
+    assert "sessionid" not in locked.cookies
+    # From another address too: the lock is on the account.
+    assert sign_in(csrf_client("10.0.0.2"), "alice", PASSWORD).status_code == 429
+    # Other accounts are not affected.
+    make_player("bob")
+    assert sign_in(client, "bob", PASSWORD).status_code == 200
+
+
+def test_the_site_and_admin_sign_in_pages_share_the_lock(settings):
+    settings.SIGNIN_FAILURES_PER_USER = "3/15min"
+    make_player("alice", is_staff=True)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    for _ in range(3):
+        page = client.post("/signin/", {"username": "alice", "password": "nope"})
+        assert page.status_code == 200 and "_auth_user_id" not in client.session
+    assert client.post("/signin/", {"username": "alice", "password": PASSWORD}).status_code == 200
+    assert "_auth_user_id" not in client.session
+    client.post("/admin/login/", {"username": "alice", "password": PASSWORD, "next": "/admin/"})
+    assert "_auth_user_id" not in client.session
+    assert sign_in(csrf_client(), "alice", PASSWORD).status_code == 429
+
+
+def test_a_success_before_the_limit_clears_the_count(settings):
+    settings.SIGNIN_FAILURES_PER_USER = "3/15min"
+    make_player("alice")
+    client = csrf_client()
+    for _ in range(2):
+        assert sign_in(client, "alice", "nope").status_code == 400
+    assert sign_in(client, "alice", PASSWORD).status_code == 200
+    client = csrf_client()
+    for _ in range(2):
+        assert sign_in(client, "alice", "nope").status_code == 400
+    assert sign_in(client, "alice", PASSWORD).status_code == 200
+
+
+def test_many_failures_from_one_address_lock_that_address_for_every_name(settings):
+    settings.SIGNIN_FAILURES_PER_IP = "4/15min"
+    for name in ("alice", "bob", "carol", "dave", "erin"):
+        make_player(name)
+    guesser = csrf_client("10.9.9.9")
+    for name in ("alice", "bob", "carol", "dave"):
+        assert sign_in(guesser, name, "nope").status_code == 400
+    assert sign_in(guesser, "erin", PASSWORD).status_code == 429
+    assert sign_in(csrf_client("10.1.1.1"), "erin", PASSWORD).status_code == 200
+
+
+# ----------------------------------------------------------------- moves
+
+
+@pytest.fixture
+def two_games(today):
+    challenge = make_challenge(preset="classic", date=today)
+    alice, bob = make_player("alice"), make_player("bob")
+    return [(player, game_ranked_start(challenge_id=challenge.pk, player=player)[0].game) for player in (alice, bob)]
+
+
+def play(player: Any, game: Game, count: int, address: str) -> list[int]:
+    client = APIClient(REMOTE_ADDR=address)
+    client.force_login(player)
+    codes = []
+    for _ in range(count):
+        game.refresh_from_db()
+        response = client.post(f"/api/games/{game.pk}/moves/", {"move": "D", "seen": game.move_count}, format="json")
+        codes.append(response.status_code)
+        if response.status_code == 429:
+            assert response.json()["error"] == "throttled" and response.json()["retry_after"] > 0
+    return codes
+
+
+def test_moves_are_limited_per_user_across_addresses(settings, two_games):
+    settings.LIMITS_HTTP = {"moves": {"user": "4/min", "ip": "1000/min"}}
+    (alice, game), _ = two_games
+    assert play(alice, game, 3, "10.0.0.1") + play(alice, game, 3, "10.0.0.2") == [200] * 4 + [429] * 2
+    assert Move.objects.filter(game=game).count() == 4
+
+
+def test_moves_are_limited_per_address_across_users(settings, two_games):
+    settings.LIMITS_HTTP = {"moves": {"user": "1000/min", "ip": "5/min"}}
+    (alice, game_a), (bob, game_b) = two_games
+    assert play(alice, game_a, 3, "10.0.0.7") + play(bob, game_b, 3, "10.0.0.7") == [200] * 5 + [429]
+    assert play(bob, game_b, 1, "10.0.0.8") == [200]
+
+
+# ----------------------------------------------------------------- the counters
+
+
+def hammer(name: str, rate: limits.Rate, threads: int = 20) -> list[bool]:
+    results: list[bool] = []
+    barrier = threading.Barrier(threads)
+
+    def one() -> None:
+        barrier.wait()
+        results.append(limits.hits([name], [rate]).allowed)
+
+    workers = [threading.Thread(target=one) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return results
+
+
+def test_without_redis_the_counters_live_in_memory_and_hold_under_threads(settings):
+    settings.REDIS_URL = ""
+    results = hammer(limits.key("test", "memory"), limits.Rate.parse("7/min"))
+    assert results.count(True) == 7 and len(results) == 20
+
+
+def test_with_redis_the_counters_are_atomic_across_clients(redis_url, settings):
+    name = limits.key("test", "redis")
+    results = hammer(name, limits.Rate.parse("7/min"))
+    assert results.count(True) == 7
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    assert int(client.get(name)) == 20 and 0 < client.pttl(name) <= 60_000
+    assert not limits.memory.windows, "nothing fell back to memory"
+
+
+def test_while_redis_is_down_the_limits_hold_in_memory(settings, caplog):
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    limits._last_warning = 0.0
+    verdicts = [limits.hits([limits.key("test", "down")], [limits.Rate.parse("2/min")]).allowed for _ in range(3)]
+    assert verdicts == [True, True, False]
+    assert "kept in memory" in caplog.text
+
+
+def test_rates_read_like_drf_rates():
+    assert limits.Rate.parse("240/min") == limits.Rate(240, 60)
+    assert limits.Rate.parse("5/15min") == limits.Rate(5, 900)
+    with pytest.raises(ValueError):
+        limits.Rate.parse("lots")
+
+
+def test_a_locked_account_is_not_revealed_as_existing(settings):
+    """Unknown names lock the same way, so the 429 tells a guesser nothing about who exists."""
+    settings.SIGNIN_FAILURES_PER_USER = "2/15min"
+    client = csrf_client()
+    for _ in range(2):
+        assert sign_in(client, "nobody-here", "x").status_code == 400
+    assert sign_in(client, "nobody-here", "x").status_code == 429
+    assert not User.objects.filter(username="nobody-here").exists()

@@ -1,0 +1,146 @@
+"""Socket abuse: the per-user and per-address caps on open sockets and on frames, in front of every
+consumer (piramide_site/socket_limits.py), through the whole ASGI stack of piramide_site.asgi."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+
+from tests.factories import make_challenge, make_player
+from tests.sockets import session_cookie
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def in_memory_layer(settings: Any) -> None:
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+class Sock:
+    def __init__(self, path: str, cookie: str | None = None, address: str = "10.0.0.1") -> None:
+        from piramide_site.asgi import application
+
+        headers = [(b"origin", b"http://127.0.0.1")]
+        if cookie:
+            headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
+        self.c = WebsocketCommunicator(application, path, headers=headers)
+        self.c.scope["client"] = (address, 40000)
+
+    async def open(self) -> tuple[bool, list[dict[str, Any]]]:
+        connected, _ = await self.c.connect(timeout=5)
+        return connected, await self.drain()
+
+    async def drain(self, timeout: float = 0.3) -> list[dict[str, Any]]:
+        out = []
+        while not await self.c.receive_nothing(timeout=timeout):
+            output = await self.c.receive_output(timeout=timeout)
+            if output["type"] == "websocket.send":
+                out.append(json.loads(output["text"]))
+            elif output["type"] == "websocket.close":
+                out.append({"type": "closed", "code": output.get("code")})
+                break
+        return out
+
+
+@pytest.fixture
+def room(transactional_db: Any) -> str:
+    return f"/ws/challenges/{make_challenge().pk}/"
+
+
+async def test_a_user_may_hold_only_so_many_sockets(settings, room):
+    from channels.db import database_sync_to_async
+
+    settings.LIVE_SOCKETS_PER_USER = 2
+    alice = await database_sync_to_async(make_player)("alice")
+    cookie = await database_sync_to_async(session_cookie)(alice)
+    first, second = Sock(room, cookie, "10.0.0.1"), Sock(room, cookie, "10.0.0.2")
+    for sock in (first, second):
+        connected, messages = await sock.open()
+        assert connected and messages[0]["type"] == "room.snapshot"
+    third = Sock(room, cookie, "10.0.0.3")
+    connected, messages = await third.open()
+    assert [m["type"] for m in messages] == ["error", "closed"]
+    assert messages[0]["code"] == "rate_limited" and "sockets" in messages[0]["message"]
+    assert messages[1]["code"] == 4429
+    # An anonymous socket from the same address is not this user's.
+    connected, messages = await Sock(room, None, "10.0.0.3").open()
+    assert messages[0]["type"] == "room.snapshot"
+    # Closing one frees its place at once.
+    await first.c.disconnect()
+    connected, messages = await Sock(room, cookie, "10.0.0.4").open()
+    assert messages[0]["type"] == "room.snapshot"
+
+
+async def test_an_address_may_hold_only_so_many_sockets(settings, room):
+    settings.LIVE_SOCKETS_PER_IP = 3
+    socks = [Sock(room, None, "10.7.7.7") for _ in range(4)]
+    results = [await sock.open() for sock in socks]
+    assert [messages[0]["type"] for _, messages in results] == ["room.snapshot"] * 3 + ["error"]
+    assert results[3][1][-1] == {"type": "closed", "code": 4429}
+    connected, messages = await Sock(room, None, "10.7.7.8").open()
+    assert messages[0]["type"] == "room.snapshot"
+
+
+async def test_frames_are_counted_per_user_across_sockets(settings, room):
+    from channels.db import database_sync_to_async
+
+    settings.LIVE_FRAMES_PER_USER = "6/min"
+    alice = await database_sync_to_async(make_player)("alice")
+    cookie = await database_sync_to_async(session_cookie)(alice)
+    a, b = Sock(room, cookie, "10.0.0.1"), Sock(room, cookie, "10.0.0.2")
+    await a.open()
+    await b.open()
+    answers = []
+    for sock in (a, b, a, b, a, b, a, b):
+        await sock.c.send_to(text_data=json.dumps({"type": "ping", "ref": "p"}))
+        answers.extend(await sock.drain(0.2))
+    kinds = [m["type"] if m["type"] == "pong" else m["code"] for m in answers]
+    assert kinds == ["pong"] * 6 + ["rate_limited"] * 2
+    assert 0 < answers[-1]["retry_after"] <= 60
+
+
+async def test_frames_are_counted_per_address_and_a_flood_is_closed(settings, room):
+    settings.LIVE_FRAMES_PER_IP = "5/min"
+    sock = Sock(room, None, "10.3.3.3")
+    await sock.open()
+    for _ in range(5):
+        await sock.c.send_to(text_data=json.dumps({"type": "ping"}))
+    assert [m["type"] for m in await sock.drain()] == ["pong"] * 5
+    from piramide_site.socket_limits import REFUSED_BEFORE_CLOSE
+
+    for _ in range(REFUSED_BEFORE_CLOSE):
+        await sock.c.send_to(text_data="x" * 100)
+    messages = await sock.drain()
+    assert all(m["code"] == "rate_limited" for m in messages[:-1])
+    assert messages[-1] == {"type": "closed", "code": 4429}
+    assert len(messages) == REFUSED_BEFORE_CLOSE + 1
+
+
+async def test_a_socket_from_a_foreign_origin_is_refused_before_any_message(room):
+    from piramide_site.asgi import application
+
+    communicator = WebsocketCommunicator(application, room, headers=[(b"origin", b"https://evil.example")])
+    connected, code = await communicator.connect(timeout=5)
+    assert not connected
+
+
+async def test_socket_places_are_shared_through_redis(redis_url, settings, room):
+    """With Redis, the count is in one sorted set per user or address, seen by every process."""
+    import redis
+
+    from piramide_site import limits
+
+    settings.LIVE_SOCKETS_PER_IP = 2
+    socks = [Sock(room, None, "10.5.5.5") for _ in range(3)]
+    results = [await sock.open() for sock in socks]
+    assert [messages[0]["type"] for _, messages in results] == ["room.snapshot", "room.snapshot", "error"]
+    client = redis.Redis.from_url(redis_url)
+    assert client.zcard(limits.key("sockets", "ip", "10.5.5.5")) == 2
+    await socks[0].c.disconnect()
+    assert client.zcard(limits.key("sockets", "ip", "10.5.5.5")) == 1
+    assert not limits.memory.leases
