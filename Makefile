@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test typecheck bench-engine bench-leaderboard migrate demo clean
+.PHONY: run test typecheck bench-engine bench-leaderboard migrate demo clean backup restore
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,19 @@ demo: migrate
 run: demo
 	@echo "Piramide at http://$(HOST):$(PORT)/  (API docs at /api/docs/, admin at /admin/)"
 	$(VENV)/bin/uvicorn piramide_site.asgi:application --host $(HOST) --port $(PORT) --loop uvloop --http httptools
+
+# Backups of the Postgres database DATABASE_URL names (docs/operations.md):
+#   make backup [BACKUP_FILE=backups/<time>-<db>.dump]
+#   make restore BACKUP_FILE=backups/<file>.dump [DATABASE_URL=postgres://.../<db>]
+# restore replaces the tables of the target database (created if missing), then makes every
+# leaderboard rebuild from the restored scores.
+BACKUP_FILE ?=
+backup: $(STAMP)
+	$(PY) ops/pgbackup.py backup $(if $(BACKUP_FILE),--file "$(BACKUP_FILE)")
+
+restore: $(STAMP)
+	$(PY) ops/pgbackup.py restore $(if $(BACKUP_FILE),--file "$(BACKUP_FILE)")
+	$(PY) manage.py leaderboards_invalidate
 
 bench-leaderboard: $(STAMP)
 	$(PY) bench/leaderboard.py
