@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from piramide_site.errors import BadRequest
+from piramide_site.inputs import StrictSerializer, require_no_body
 
 from .backends import signin_locked_for
 from .models import User
@@ -38,7 +39,7 @@ class SignUpApi(APIView):
     permission_classes = [AllowAny]
     throttle_scope = "auth"
 
-    class SignUpInputSerializer(serializers.Serializer):
+    class SignUpInputSerializer(StrictSerializer):
         username = serializers.RegexField(r"^[\w.@+-]{3,40}$", help_text="3 to 40 letters, digits or @.+-_")
         password = serializers.CharField(write_only=True)
         display_name = serializers.CharField(max_length=40, required=False, allow_blank=True)
@@ -57,7 +58,7 @@ class SignInApi(APIView):
     permission_classes = [AllowAny]
     throttle_scope = "auth"
 
-    class SignInInputSerializer(serializers.Serializer):
+    class SignInInputSerializer(StrictSerializer):
         username = serializers.CharField()
         password = serializers.CharField(write_only=True)
 
@@ -81,6 +82,7 @@ class SignOutApi(APIView):
 
     @extend_schema(request=None, responses={204: None})
     def post(self, request: Request) -> Response:
+        require_no_body(request)
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -89,7 +91,7 @@ class PasswordChangeApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    class PasswordChangeInputSerializer(serializers.Serializer):
+    class PasswordChangeInputSerializer(StrictSerializer):
         old_password = serializers.CharField(write_only=True)
         new_password = serializers.CharField(write_only=True)
 

@@ -15,6 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from piramide_site.inputs import StrictSerializer, require_no_body
+
 from . import selectors, services
 from .models import DailyChallenge
 
@@ -83,6 +85,7 @@ class GameRankedStartApi(APIView):
 
     @extend_schema(request=None, responses={200: GameOutputSerializer, 201: GameOutputSerializer})
     def post(self, request: Request, challenge_id: int) -> Response:
+        require_no_body(request)
         play, created = services.game_ranked_start(challenge_id=challenge_id, player=request.user)
         return _game(play, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -92,6 +95,7 @@ class GamePracticeStartApi(APIView):
 
     @extend_schema(request=None, responses={201: GameOutputSerializer})
     def post(self, request: Request, challenge_id: int) -> Response:
+        require_no_body(request)
         return _game(services.game_practice_start(challenge_id=challenge_id, player=request.user), status.HTTP_201_CREATED)
 
 
@@ -108,7 +112,7 @@ class GameMoveMakeApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "moves"
 
-    class GameMoveMakeInputSerializer(serializers.Serializer):
+    class GameMoveMakeInputSerializer(StrictSerializer):
         move = serializers.CharField(max_length=16, help_text="Engine notation: D, R, 7.1, 7.1+S, B3, T")
         seen = serializers.IntegerField(min_value=0, help_text="How many moves of this game the client has seen.")
 
@@ -123,7 +127,7 @@ class GameMoveUndoApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "moves"
 
-    class GameMoveUndoInputSerializer(serializers.Serializer):
+    class GameMoveUndoInputSerializer(StrictSerializer):
         seen = serializers.IntegerField(min_value=0)
 
     @extend_schema(request=GameMoveUndoInputSerializer, responses=GameOutputSerializer)
@@ -138,6 +142,7 @@ class GameResignApi(APIView):
 
     @extend_schema(request=None, responses=GameOutputSerializer)
     def post(self, request: Request, game_id: int) -> Response:
+        require_no_body(request)
         return _game(services.game_resign(game_id=game_id, player=request.user))
 
 
