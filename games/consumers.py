@@ -130,7 +130,9 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             await self.leave(group)
 
     async def live_event(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["event"])
+        """Events published by ``games.events``, each already encoded: sent as they are."""
+        for event in message["events"]:
+            await self.send(text_data=event["text"])
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its close_old_connections hop to a thread on every message:
@@ -274,10 +276,10 @@ class GameConsumer(LiveConsumer):
             await self.send_json(message)
 
     async def live_event(self, message: dict[str, Any]) -> None:
-        event = message["event"]
-        if event["type"] == "game.move_made" and event["version"] <= self.answered:
-            return
-        await self.send_json(event)
+        for event in message["events"]:
+            if event["type"] == "game.move_made" and event["version"] <= self.answered:
+                continue  # this socket's own move: its move.ok carried it already
+            await self.send(text_data=event["text"])
 
     def _player(self) -> Any:
         if self.user is None:
@@ -354,18 +356,19 @@ class ChallengeRoomConsumer(LiveConsumer):
         await self.send_json(snapshot)
 
     async def live_event(self, message: dict[str, Any]) -> None:
-        event = message["event"]
-        kind = event["type"]
-        if kind in ("game.progress", "game.finished"):
-            self.pending_games[event["game"]] = event["summary"]
-        elif kind == "challenge.stats":
-            self.pending["stats"] = {key: event[key] for key in ("players", "playing", "finished", "wins")}
-        elif kind == "leaderboard.changed":
-            self.pending["top"] = event["top"]
-        else:
-            return
-        if self.flusher is None or self.flusher.done():
-            self.flusher = asyncio.ensure_future(self._flush_later())
+        for encoded in message["events"]:
+            kind = encoded["type"]
+            if kind not in ("game.progress", "game.finished", "challenge.stats", "leaderboard.changed"):
+                continue
+            event = json.loads(encoded["text"])
+            if kind in ("game.progress", "game.finished"):
+                self.pending_games[event["game"]] = event["summary"]
+            elif kind == "challenge.stats":
+                self.pending["stats"] = {key: event[key] for key in ("players", "playing", "finished", "wins")}
+            else:
+                self.pending["top"] = event["top"]
+            if self.flusher is None or self.flusher.done():
+                self.flusher = asyncio.ensure_future(self._flush_later())
 
     async def _flush_later(self) -> None:
         interval = settings.LIVE_ROOM_INTERVAL

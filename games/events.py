@@ -14,10 +14,12 @@ line) and ``game-<id>-summary`` (everyone else: never a card); a challenge's roo
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -147,31 +149,118 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
 
 
 # ----------------------------------------------------------------- sending
+#
+# A layer message carries a list of events for one group, each already encoded as the text frame
+# the client receives: ``{"type": "live.event", "events": [{"type", "version", "text"}, ...]}``.
+# So an event is serialised once, however many sockets receive it, and the events of a burst of
+# writes to one group travel in one ``group_send``.
+
+Send = tuple[str, dict[str, Any]]
 
 
-async def _group_send_all(layer: Any, sends: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    return await asyncio.gather(
-        *(layer.group_send(group, {"type": LAYER_TYPE, "event": event}) for group, event in sends),
-        return_exceptions=True,
+def encode(event: dict[str, Any]) -> dict[str, Any]:
+    """An event as it travels on the layer: its type and version for the consumers, and its text."""
+    return {"type": event["type"], "version": event.get("version"), "text": json.dumps(event)}
+
+
+def layer_message(events: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": LAYER_TYPE, "events": events}
+
+
+def _by_group(sends: list[tuple[str, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """The encoded events per group, in the order they were written."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for group, encoded in sends:
+        groups.setdefault(group, []).append(encoded)
+    return groups
+
+
+async def _group_send_all(layer: Any, groups: dict[str, list[dict[str, Any]]]) -> None:
+    names = list(groups)
+    results = await asyncio.gather(
+        *(layer.group_send(name, layer_message(groups[name])) for name in names), return_exceptions=True
     )
-
-
-def _send_now(sends: list[tuple[str, dict[str, Any]]]) -> None:
-    """One hop to the event loop for all of a write's events; a failure is logged, never raised:
-    the write stands, and a client that misses the event gets it back with ``sync``."""
-    layer = get_channel_layer()
-    if layer is None or not sends:
-        return
-    try:
-        results = async_to_sync(_group_send_all)(layer, sends)
-    except Exception as error:
-        results = [error] * len(sends)
-    for (group, event), result in zip(sends, results):
+    for name, result in zip(names, results):
         if isinstance(result, BaseException):
-            log.error("could not publish %s to %s: %r", event.get("type"), group, result)
+            log.error("could not publish %s to %s: %r", ", ".join(e["type"] for e in groups[name]), name, result)
 
 
-def _publish(sends: list[tuple[str, dict[str, Any]]]) -> None:
+class _Publisher:
+    """One per event loop: sends what the loop's worker threads committed, in order, without making
+    them wait.  Everything queued while a round of ``group_send`` is out leaves in the next round,
+    one message per group, so a busy process sends fewer, larger messages (never reordered within
+    a group: rounds run one after the other)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.pending: list[tuple[str, dict[str, Any]]] = []
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
+        self.pending.extend(sends)
+        if self.task is None:
+            self.task = self.loop.create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            while self.pending:
+                batch, self.pending = self.pending, []
+                layer = get_channel_layer()
+                if layer is not None:
+                    await _group_send_all(layer, _by_group(batch))
+        finally:
+            self.task = None
+
+
+_publishers: dict[asyncio.AbstractEventLoop, _Publisher] = {}
+
+
+def _enqueue(loop: asyncio.AbstractEventLoop, sends: list[tuple[str, dict[str, Any]]]) -> None:
+    """Runs on ``loop``'s thread."""
+    publisher = _publishers.get(loop)
+    if publisher is None:
+        for old in [known for known in _publishers if known.is_closed()]:
+            del _publishers[old]
+        publisher = _publishers[loop] = _Publisher(loop)
+    publisher.put(sends)
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop that called this thread through ``sync_to_async`` (a socket's or a request's), if any."""
+    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+def _send_now(sends: list[Send]) -> None:
+    """Hand a committed write's events to the layer; a failure is logged, never raised: the write
+    stands, and a client that misses the event gets it back with ``sync``.
+
+    Called from a worker thread of a server (a socket's or a request's database call), the events
+    are queued on the server's loop and this returns at once: the thread goes back to its next
+    database call, and the reply is not held up by Redis.  Anywhere else (a Celery task, a
+    management command, a test) they are sent before this returns.
+    """
+    if not sends or get_channel_layer() is None:
+        return
+    encoded = [(group, encode(event)) for group, event in sends]
+    loop = _server_loop()
+    if loop is not None:
+        try:
+            loop.call_soon_threadsafe(_enqueue, loop, encoded)
+            return
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+    try:
+        async_to_sync(_group_send_all)(get_channel_layer(), _by_group(encoded))
+    except Exception as error:
+        log.error("could not publish %s: %r", ", ".join(event["type"] for _, event in sends), error)
+
+
+def _publish(sends: list[Send]) -> None:
     """Send after the surrounding transaction commits (at once when there is none)."""
     transaction.on_commit(lambda: _send_now(sends))
 

@@ -75,6 +75,10 @@ class Game(models.Model):
     outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.IN_PROGRESS)
     #: How many moves the log holds; the number a client must send back with its next move.
     move_count = models.PositiveIntegerField(default=0)
+    #: Raised by every change of the move log (a move, or an undo in a practice game), never lowered:
+    #: (game, version) names one position for ever, so positions can be remembered by it
+    #: (games/positions.py) and a move can be written with one conditional UPDATE.
+    version = models.PositiveIntegerField(default=0)
     #: Computed from the move log when the game ends; never sent by a client.
     score = models.IntegerField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

@@ -1,33 +1,53 @@
-"""A per-process memory of engine positions, so a move need not replay the whole log.
+"""A per-process memory of engine positions, so a move need not read and replay the whole log.
 
 Rebuilding a game from its deal and move log costs about 1 ms (classic) to 3 ms (double) per
-request.  A position is remembered under (kind, id, creation time, number of moves) only for logs
-that can never change below their end — ranked games and race games, which have no undo — so a
-key names one position for ever, in every process (the creation time keeps a key unique even
-where ids are reused, as after a database restore or between tests).  The caller still reads the move count from the
-database (inside its locked transaction for a move): the memory only skips the replay.
+request, plus the query that reads the log.  A position is remembered under (kind, id, creation
+time, version, number of moves), where the version is raised by every change of the log and
+never lowered (``Game.version``; a race game, which has no undo, uses its move count), so a key
+names one position for ever, in every process (the creation time keeps a key unique even where
+ids are reused, as after a database restore or between tests).
+
+Beside the positions, each process keeps a *hint* per game: the version and move count it last
+saw committed.  The move path (``games.services.game_move_make``) tries its write against that
+version with a conditional UPDATE; if another process or tab moved meanwhile, the UPDATE changes
+nothing and the move takes the locked path, which reads the row.  So neither memory is ever
+trusted for correctness: they only spare reads and replays.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from games.engine import Game as EngineGame
 
 #: Positions kept per process: about 2 KB each for classic.
 CAPACITY = 20_000
+#: Games whose latest committed version a process remembers.
+HINT_CAPACITY = 50_000
 
-Key = tuple[str, int, str, int]
+Key = tuple[str, int, str, int, int]
 
 _positions: OrderedDict[Key, EngineGame] = OrderedDict()
+_hints: OrderedDict[tuple[str, int], Hint] = OrderedDict()
 _lock = threading.Lock()
 
 
-def key_of(kind: str, pk: int, created: object, moves: int) -> Key:
-    return (kind, pk, str(created), moves)
+@dataclass(frozen=True)
+class Hint:
+    """What a process last saw committed for a game: its unchanging facts and its version."""
+
+    version: int
+    moves: int
+    #: Facts that never change for the game (owner, challenge, creation time ...), for the caller.
+    facts: Any
+
+
+def key_of(kind: str, pk: int, created: object, version: int, moves: int) -> Key:
+    return (kind, pk, str(created), version, moves)
 
 
 def recall(key: Key) -> EngineGame | None:
@@ -40,7 +60,7 @@ def recall(key: Key) -> EngineGame | None:
 
 def remember(key: Key, state: EngineGame) -> None:
     """Keep ``state`` under ``key``, whose move count must be ``len(state.moves)``."""
-    if key[3] != len(state.moves):
+    if key[4] != len(state.moves):
         return
     with _lock:
         _positions[key] = state
@@ -49,6 +69,29 @@ def remember(key: Key, state: EngineGame) -> None:
             _positions.popitem(last=False)
 
 
+def hint(kind: str, pk: int) -> Hint | None:
+    with _lock:
+        return _hints.get((kind, pk))
+
+
+def hint_set(kind: str, pk: int, hint: Hint) -> None:
+    """Record a committed version; an older one never replaces a newer one."""
+    with _lock:
+        known = _hints.get((kind, pk))
+        if known is not None and known.version > hint.version:
+            return
+        _hints[(kind, pk)] = hint
+        _hints.move_to_end((kind, pk))
+        while len(_hints) > HINT_CAPACITY:
+            _hints.popitem(last=False)
+
+
+def hint_drop(kind: str, pk: int) -> None:
+    with _lock:
+        _hints.pop((kind, pk), None)
+
+
 def forget_all() -> None:
     with _lock:
         _positions.clear()
+        _hints.clear()

@@ -69,15 +69,20 @@ def game_moves(game: Game) -> list[EngineMove]:
     return [parse_move(text) for text in game.moves.order_by("number").values_list("notation", flat=True)]
 
 
-def game_engine_state(game: Game) -> EngineGame:
-    """The position rebuilt from the deal and the stored move log (remembered for ranked games: games/positions.py)."""
+def game_engine_state(game: Game, *, locked: bool = False) -> EngineGame:
+    """The position rebuilt from the deal and the stored move log, remembered by version (games/positions.py).
+
+    A replayed position is remembered only when its log cannot have changed between reading the
+    row and reading the moves: a ranked log only grows (a longer log fails the length check), a
+    practice log can be undone, so it is remembered only when the caller holds the row locked.
+    """
     from . import positions
 
-    key = positions.key_of("game", game.pk, game.started_at, game.move_count)
-    if game.ranked and (state := positions.recall(key)) is not None:
+    key = positions.key_of("game", game.pk, game.started_at, game.version, game.move_count)
+    if (state := positions.recall(key)) is not None:
         return state
     state = EngineGame.replay(game.challenge.deal, game_moves(game))
-    if game.ranked:
+    if game.ranked or locked:
         positions.remember(key, state)
     return state
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
@@ -311,7 +311,7 @@ def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
     game.outcome = outcome
     game.finished_at = timezone.now()
     game.score = score_moves(moves)
-    game.save(update_fields=["outcome", "finished_at", "score", "move_count"])
+    game.save(update_fields=["outcome", "finished_at", "score", "move_count", "version"])
     if game.ranked:
         score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
 
@@ -332,29 +332,133 @@ def move_apply(state: EngineGame, move: EngineMove) -> EngineGame:
         raise IllegalMove(str(error)) from None
 
 
+@dataclass(frozen=True)
+class GameFacts:
+    """What never changes about a game: kept with its version hint (games/positions.py)."""
+
+    player_id: int
+    challenge_id: int
+    ranked: bool
+    started_at: dt.datetime
+    challenge_date: dt.date
+
+
+def _remember_committed(game: Game, state: EngineGame) -> None:
+    """After the commit: the position under its version, and the version as this process's hint."""
+    if game.is_finished:
+        positions.hint_drop("game", game.pk)
+    else:
+        facts = GameFacts(game.player_id, game.challenge_id, game.ranked, game.started_at, game.challenge.date)
+        positions.hint_set("game", game.pk, positions.Hint(game.version, game.move_count, facts))
+    positions.remember(positions.key_of("game", game.pk, game.started_at, game.version, game.move_count), state)
+
+
+def _move_write(game_id: int, version: int, moves: int, notation: str, now: dt.datetime) -> bool:
+    """Store a move if the game is still at ``version`` with ``moves`` moves and in progress.
+
+    One conditional UPDATE of the game row (which takes its row lock, as the locked path does) and
+    the INSERT of the move, atomically: on Postgres a single statement, so a move costs one round
+    trip and one commit.  False when the row had moved on (another tab, process or request): then
+    nothing was written.
+    """
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute(_MOVE_WRITE_SQL, [moves + 1, version + 1, game_id, version, moves, moves + 1, notation, now])
+            return cursor.rowcount == 1
+    with transaction.atomic():
+        updated = Game.objects.filter(
+            pk=game_id, version=version, move_count=moves, outcome=Game.Outcome.IN_PROGRESS
+        ).update(move_count=moves + 1, version=version + 1)
+        if updated:
+            Move.objects.create(game_id=game_id, number=moves + 1, notation=notation, created_at=now)
+        return bool(updated)
+
+
+_MOVE_WRITE_SQL = f"""
+WITH moved AS (
+    UPDATE {Game._meta.db_table} SET move_count = %s, version = %s
+    WHERE id = %s AND version = %s AND move_count = %s AND outcome = '{Game.Outcome.IN_PROGRESS.value}'
+    RETURNING id
+)
+INSERT INTO {Move._meta.db_table} (game_id, number, notation, created_at)
+SELECT id, %s, %s, %s FROM moved
+"""
+
+
+def _move_from_hint(game_id: int, player: Any, parsed: EngineMove, seen: int) -> Play | None:
+    """The move without reading the game, when this process knows its latest version; else None.
+
+    Taken only for a move that keeps the game going, by its owner, on an open day, sent from the
+    version this process last saw committed.  Anything else — or a write that finds the row moved
+    on — returns None, and the caller takes the locked path, which answers with the exact error.
+    """
+    known = positions.hint("game", game_id)
+    if known is None or known.moves != seen:
+        return None
+    facts: GameFacts = known.facts
+    if facts.player_id != player.pk:
+        return None
+    today = local_today()
+    if facts.challenge_date > today or (facts.ranked and facts.challenge_date < today):
+        return None
+    state = positions.recall(positions.key_of("game", game_id, facts.started_at, known.version, known.moves))
+    if state is None:
+        return None
+    try:
+        after = state.apply(parsed)
+    except IllegalMoveError:
+        return None  # the locked path says why (or that the client is out of date)
+    if after.outcome is not Outcome.IN_PROGRESS:
+        return None  # an ending move scores the game: the locked path does that
+    now = timezone.now()
+    try:
+        written = _move_write(game_id, known.version, seen, str(after.moves[-1]), now)
+    except IntegrityError:
+        written = False
+    if not written:
+        positions.hint_drop("game", game_id)
+        return None
+    game = Game(
+        pk=game_id, challenge_id=facts.challenge_id, player_id=facts.player_id, ranked=facts.ranked,
+        outcome=Game.Outcome.IN_PROGRESS, move_count=seen + 1, version=known.version + 1, score=None,
+        started_at=facts.started_at, finished_at=None,
+    )
+    key = positions.key_of("game", game_id, facts.started_at, game.version, game.move_count)
+    hint = positions.Hint(game.version, game.move_count, facts)
+    transaction.on_commit(lambda: (positions.remember(key, after), positions.hint_set("game", game_id, hint)))
+    events.publish_game_move_made(game=game, state=after)
+    return Play(game, after)
+
+
 def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
-    """Apply one move, sent with the number of moves the client has seen; locks the game row.
+    """Apply one move, sent with the number of moves the client has seen.
 
     A stale or repeated move (``seen`` not the log's length) changes nothing; an illegal one
-    neither.  When the move ends the game, the score is computed from the log and, for a ranked
-    game, recorded on the leaderboard in the same transaction.
+    neither.  When this process saw the game's latest version, the move is checked against the
+    remembered position and written with one conditional UPDATE + INSERT that takes the game
+    row's lock and succeeds only if the row is still at that version (``_move_from_hint``).
+    Otherwise — and for a move that ends the game — it locks the game row, reads it and the
+    position, and writes; a move that ends the game computes its score from the log and, for a
+    ranked game, records it on the leaderboard in the same transaction.
     """
     parsed = move_parse(move)
+    fast = _move_from_hint(game_id, player, parsed, seen)
+    if fast is not None:
+        return fast
     with transaction.atomic():
         game = _locked_game(game_id, player)
         _check_seen(game, seen)
-        state = game_engine_state(game)
+        state = game_engine_state(game, locked=True)
         state = move_apply(state, parsed)
         game.move_count += 1
+        game.version += 1
         Move.objects.create(game=game, number=game.move_count, notation=str(state.moves[-1]))
         if state.outcome is Outcome.IN_PROGRESS:
-            game.save(update_fields=["move_count"])
+            game.save(update_fields=["move_count", "version"])
         else:
             outcome = Game.Outcome.WON if state.outcome is Outcome.WON else Game.Outcome.LOST
             _finish(game, outcome, list(state.moves))
-        if game.ranked:
-            key = positions.key_of("game", game.pk, game.started_at, game.move_count)
-            transaction.on_commit(lambda: positions.remember(key, state))
+        transaction.on_commit(lambda: _remember_committed(game, state))
         events.publish_game_move_made(game=game, state=state)
     return Play(game, state)
 
@@ -363,8 +467,10 @@ def game_resign(*, game_id: int, player: Any) -> Play:
     """End a game now; its score is what the move log earned.  Locks the game row."""
     with transaction.atomic():
         game = _locked_game(game_id, player)
-        state = game_engine_state(game)
+        state = game_engine_state(game, locked=True)
+        game.version += 1
         _finish(game, Game.Outcome.RESIGNED, list(state.moves))
+        transaction.on_commit(lambda: positions.hint_drop("game", game.pk))
         events.publish_game_finished(game=game, state=state)
     return Play(game, state)
 
@@ -380,8 +486,10 @@ def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
             raise BadRequest("there is no move to take back")
         Move.objects.filter(game=game, number=game.move_count).delete()
         game.move_count -= 1
-        game.save(update_fields=["move_count"])
+        game.version += 1
+        game.save(update_fields=["move_count", "version"])
         state = EngineGame.replay(game.challenge.deal, game_moves(game))
+        transaction.on_commit(lambda: _remember_committed(game, state))
         events.publish_game_move_undone(game=game, state=state)
     return Play(game, state)
 
@@ -407,8 +515,10 @@ def games_close_expired(*, today: dt.date | None = None) -> int:
             )
             if game is None:
                 continue
-            state = game_engine_state(game)
+            state = game_engine_state(game, locked=True)
+            game.version += 1
             _finish(game, Game.Outcome.RESIGNED, list(state.moves))
+            transaction.on_commit(lambda game_id=game.pk: positions.hint_drop("game", game_id))
             events.publish_game_finished(game=game, state=state)
             closed += 1
     return closed

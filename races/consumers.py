@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 from typing import Any
 
 from django.utils import timezone
@@ -96,10 +97,10 @@ class RaceConsumer(LiveConsumer):
         await self.send_json({"type": "race.started", "race": self.code, "starts_at": starts_at.isoformat(), "game": game})
 
     async def live_event(self, message: dict[str, Any]) -> None:
-        event = message["event"]
-        await self.send_json(event)
-        if event["type"] == "race.countdown":
-            self._start_at(dt.datetime.fromisoformat(event["starts_at"]))
+        for event in message["events"]:
+            await self.send(text_data=event["text"])
+            if event["type"] == "race.countdown":
+                self._start_at(dt.datetime.fromisoformat(json.loads(event["text"])["starts_at"]))
 
     def _player(self) -> Any:
         if self.user is None:

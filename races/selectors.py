@@ -29,7 +29,7 @@ def race_entries(race: Race) -> list[RaceEntry]:
 
 def race_entry_state(race: Race, entry: RaceEntry) -> EngineGame:
     """The player's position, rebuilt from the race's deal and the stored moves (remembered: no undo)."""
-    key = positions.key_of("race", entry.pk, entry.joined_at, entry.move_count)
+    key = positions.key_of("race", entry.pk, entry.joined_at, entry.move_count, entry.move_count)
     state = positions.recall(key)
     if state is None:
         notations = entry.moves.order_by("number").values_list("notation", flat=True)

@@ -215,7 +215,7 @@ def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
             entry.finished_at = timezone.now()
             entry.score = score_moves(list(state.moves))
         entry.save(update_fields=["move_count", "score", "pyramid_left", "outcome", "finished_at"])
-        key = positions.key_of("race", entry.pk, entry.joined_at, entry.move_count)
+        key = positions.key_of("race", entry.pk, entry.joined_at, entry.move_count, entry.move_count)
         transaction.on_commit(lambda: positions.remember(key, state))
         _progress(race, entry)
         if entry.is_finished:

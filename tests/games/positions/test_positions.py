@@ -8,7 +8,10 @@ import pytest
 
 from games import positions
 from games.engine import Game as EngineGame
-from games.services import game_move_make, game_ranked_start
+from games.models import Game, Move
+from games.selectors import game_engine_state
+from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
+from piramide_site.errors import NotYours, StaleMove
 from tests.factories import make_challenge
 
 
@@ -21,20 +24,29 @@ def empty_memory():
 
 def test_a_position_is_kept_only_under_its_own_move_count():
     state = EngineGame.from_seed("classic", 1).apply(EngineGame.from_seed("classic", 1).legal_moves()[0])
-    positions.remember(positions.key_of("game", 1, "t", 2), state)
-    assert positions.recall(positions.key_of("game", 1, "t", 2)) is None
-    positions.remember(positions.key_of("game", 1, "t", 1), state)
-    assert positions.recall(positions.key_of("game", 1, "t", 1)) is state
-    assert positions.recall(positions.key_of("game", 1, "other creation", 1)) is None
+    positions.remember(positions.key_of("game", 1, "t", 1, 2), state)
+    assert positions.recall(positions.key_of("game", 1, "t", 1, 2)) is None
+    positions.remember(positions.key_of("game", 1, "t", 1, 1), state)
+    assert positions.recall(positions.key_of("game", 1, "t", 1, 1)) is state
+    assert positions.recall(positions.key_of("game", 1, "other creation", 1, 1)) is None
+    assert positions.recall(positions.key_of("game", 1, "t", 3, 1)) is None, "another version is another position"
+
+
+def test_an_older_version_never_replaces_a_newer_hint():
+    positions.hint_set("game", 1, positions.Hint(5, 5, None))
+    positions.hint_set("game", 1, positions.Hint(4, 4, None))
+    assert positions.hint("game", 1).version == 5
+    positions.hint_drop("game", 1)
+    assert positions.hint("game", 1) is None
 
 
 def test_the_oldest_positions_leave_first(monkeypatch):
     monkeypatch.setattr(positions, "CAPACITY", 2)
     state = EngineGame.from_seed("classic", 1)
     for pk in (1, 2, 3):
-        positions.remember(positions.key_of("game", pk, "t", 0), state)
-    assert positions.recall(positions.key_of("game", 1, "t", 0)) is None
-    assert positions.recall(positions.key_of("game", 3, "t", 0)) is state
+        positions.remember(positions.key_of("game", pk, "t", 0, 0), state)
+    assert positions.recall(positions.key_of("game", 1, "t", 0, 0)) is None
+    assert positions.recall(positions.key_of("game", 3, "t", 0, 0)) is state
 
 
 @pytest.mark.django_db
@@ -46,3 +58,67 @@ def test_a_ranked_move_after_a_committed_move_does_not_replay_the_log(player, dj
     with mock.patch.object(EngineGame, "replay", side_effect=AssertionError("replayed")):
         second = game_move_make(game_id=game.pk, player=player, move=str(first.state.legal_moves()[0]), seen=1)
     assert second.game.move_count == 2
+
+
+@pytest.mark.django_db
+def test_a_move_after_a_committed_move_writes_without_reading_the_game(player, django_capture_on_commit_callbacks):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    challenge = make_challenge(preset="classic")
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    with django_capture_on_commit_callbacks(execute=True):
+        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+        second = game_move_make(game_id=game.pk, player=player, move=str(first.state.legal_moves()[0]), seen=1)
+    statements = [q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))]
+    assert [sql.split()[0].upper() for sql in statements] == ["UPDATE", "INSERT"], statements
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.move_count, stored.version) == (2, 2) == (second.game.move_count, second.game.version)
+    assert list(stored.moves.values_list("number", flat=True)) == [1, 2]
+
+
+@pytest.mark.django_db
+def test_a_practice_undo_gives_the_position_a_new_version(player, django_capture_on_commit_callbacks):
+    challenge = make_challenge(preset="classic")
+    ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    game_resign(game_id=ranked.pk, player=player)
+    game = game_practice_start(challenge_id=challenge.pk, player=player).game
+    start = EngineGame.start(challenge.deal)
+    first, other = str(start.legal_moves()[0]), str(start.legal_moves()[-1])
+    assert first != other
+    with django_capture_on_commit_callbacks(execute=True):
+        game_move_make(game_id=game.pk, player=player, move=first, seen=0)
+        game_move_undo(game_id=game.pk, player=player, seen=1)
+        redone = game_move_make(game_id=game.pk, player=player, move=other, seen=0)
+    assert redone.game.version == 3 and redone.game.move_count == 1
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.move_count, stored.version) == (1, 3)
+    assert str(game_engine_state(stored).moves[-1]) == str(start.apply(start.legal_moves()[-1]).moves[-1])
+
+
+@pytest.mark.django_db
+def test_a_move_from_an_out_of_date_hint_takes_the_locked_path(player, django_capture_on_commit_callbacks):
+    challenge = make_challenge(preset="classic")
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    with django_capture_on_commit_callbacks(execute=True):
+        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    # Another process stores the next move: this process's hint still says version 1.
+    second_move = str(first.state.legal_moves()[0])
+    Move.objects.create(game=game, number=2, notation=str(first.state.apply(first.state.legal_moves()[0]).moves[-1]))
+    Game.objects.filter(pk=game.pk).update(move_count=2, version=2)
+    with pytest.raises(StaleMove):
+        game_move_make(game_id=game.pk, player=player, move=second_move, seen=1)
+    assert positions.hint("game", game.pk) is None
+    assert Move.objects.filter(game=game).count() == 2
+
+
+@pytest.mark.django_db
+def test_the_hint_never_lets_another_player_move(player, other_player, django_capture_on_commit_callbacks):
+    challenge = make_challenge(preset="classic")
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    with django_capture_on_commit_callbacks(execute=True):
+        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    with pytest.raises(NotYours):
+        game_move_make(game_id=game.pk, player=other_player, move=str(first.state.legal_moves()[0]), seen=1)
+    assert Move.objects.filter(game=game).count() == 1
