@@ -12,10 +12,8 @@ still scores, and the game ends exactly where the engine ends it (cleared, froze
 
 from __future__ import annotations
 
-from collections import Counter
-
 from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove, Table
-from .solver_relax import Relaxation, bag_of
+from .solver_relax import BITS, RelaxedMax, StackMax
 from .solver_search import Budget, deep_recursion
 
 
@@ -25,12 +23,14 @@ class ParSearch:
         self.budget = budget
         self.stock_size = stock_size
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
-        self.relaxation = Relaxation(table, budget.check_time)
+        outside_pairs = table.stock_waste_pairs or table.reach > 1
+        self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time)
+        self.stack = StackMax(table, self.relaxed)
         self.best = -(10**9)
         self.best_line: list[SolverMove] = []
         self.path: list[SolverMove] = []
-        #: once every row is empty, the cards outside the pyramid no longer score: the game is won
-        self.rows = len(table.row_masks)
+        #: the last pass's "buried waste" argument needs the waste to be a plain stack
+        self.stack_waste = not table.house
 
     def run(self, start: Position, floor: int | None = None, floor_line: list[SolverMove] | None = None) -> None:
         """Search from ``start``; ``floor`` is a score some known line (``floor_line``) already reaches."""
@@ -41,80 +41,76 @@ class ParSearch:
         with deep_recursion():
             self._search(start)
 
-    def upper_bound(self, position: Position, score: int) -> int:
-        """The score of ``position`` plus ten for every card and row that could still go.
+    # ------------------------------------------------------------------ bounds
 
-        A pyramid card with no partner left anywhere it could meet one stays for good, and so does
-        every card it holds up; that may leave others without partners, so this runs to a fixed
-        point.  If even the bag relaxation cannot clear the pyramid, the apex stays.  Among the
-        rest, a card can only go with a partner: within each pair of values (a, b) at most
-        2·min(#a, #b) cards go, 2·floor(#a / 2) when a pairs with itself, and kings all go; when
-        every pair needs a pyramid card, a class loses at most two cards per pyramid card in it.
-        """
-        table = self.table
-        removed, stock, waste, drawn, _, _ = position
-        present = table.full & ~removed
-        outside = Counter(stock)
-        outside.update(waste)
-        if drawn:
-            outside[drawn] += 1
-        king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
-        if position[4] == table.recycles and waste and not table.house:
-            # last pass: a waste card with no partner left stays, and buries the cards under it
-            partners = {v for v, mask in by_value.items() if mask & present}
-            if table.stock_waste_pairs:
-                partners.update(stock)
-                partners.add(drawn)
-            for depth in range(len(waste) - 1, -1, -1):
-                v = waste[depth]
-                if v == king or pair_sum - v in partners:
-                    continue
-                outside.subtract(waste[: depth + 1])
-                break
-        stuck = 0
-        if present and not self.relaxation.clearable(removed, self.bag(position)):
-            stuck = table.above[0]
-        changed = True
-        while changed:
-            changed = False
-            live = present & ~stuck
-            rest = live
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                i = low.bit_length() - 1
-                v = values[i]
-                if v == king:
-                    continue
-                w = pair_sum - v
-                if outside[w] or by_value.get(w, 0) & live & ~related[i]:
-                    continue
-                stuck |= table.above[i]
-                changed = True
-                break
-        live = present & ~stuck
-        rows_left = sum(1 for mask in table.row_masks if removed & mask != mask and not mask & stuck)
-        pyramid: Counter[int] = Counter()
-        for v, mask in by_value.items():
-            mask &= live
-            if mask:
-                pyramid[v] = bin(mask).count("1")
-        counts = outside + pyramid
-        needs_pyramid = not table.stock_waste_pairs and table.reach == 1
-        removable = counts[king]
-        for a, count in counts.items():
-            b = pair_sum - a
-            if a == king or b < a:
-                continue
-            pairs = count // 2 if a == b else min(count, counts[b])
-            if needs_pyramid:
-                pairs = min(pairs, pyramid[a] + (pyramid[b] if a != b else 0))
-            removable += 2 * pairs
-        return score + 10 * (rows_left + removable)
-
-    def bag(self, position: Position) -> int:
+    def units(self, removed: int, outside: tuple[int, ...], threshold: int) -> int:
+        """At most how many units (cards and rows, ten points each) can still come, with ``outside``
+        the values of the outside cards still usable.  Past ``threshold`` the exact figure does not
+        matter: the quick ceiling is returned when it is no more than ``threshold``."""
         king = self.table.king
-        return bag_of([v for v in position[1] + position[2] + (position[3],) if v and v != king])
+        kings = 0
+        bag = 0
+        for v in outside:
+            if v == king:
+                kings += 1
+            elif v:
+                bag += 1 << BITS * v
+        relaxed = self.relaxed
+        quick = kings + relaxed.ceiling(removed, bag)
+        if quick <= threshold:
+            return quick
+        return kings + relaxed.value(removed, bag)
+
+    def buried(self, position: Position) -> tuple[int, ...]:
+        """The outside values still usable if no recycle is made: a waste card with no partner left
+        (no pyramid card of its partner value, nor a stock or drawn card where those pair with the
+        waste) never leaves, and every card under it stays with it."""
+        removed, stock, waste, drawn, _, _ = position
+        table = self.table
+        outside = stock + waste + (drawn,)
+        if not waste or not self.stack_waste:
+            return outside
+        present = table.full & ~removed
+        partners = {v for v, mask in table.by_value.items() if mask & present}
+        if table.stock_waste_pairs:
+            partners.update(stock)
+            partners.add(drawn)
+        king, pair_sum = table.king, table.pair_sum
+        for depth in range(len(waste) - 1, -1, -1):
+            v = waste[depth]
+            if v == king or pair_sum - v in partners:
+                continue
+            return stock + waste[depth + 1 :] + (drawn,)
+        return outside
+
+    def pruned(self, position: Position, score: int, general: int) -> bool:
+        """Can no line from ``position`` beat the best score?  ``general`` bounds the units of any line.
+
+        A line that makes no further recycle keeps the waste a stack (``buried``); a line that makes
+        one or more loses ten points for each, so it scores at most ``general`` units less one.
+        """
+        need = (self.best - score) // 10  # a line must bring more than this many units
+        if position[4] < self.table.recycles:
+            if general - 1 > need:
+                return False
+        elif not self.stack_waste:
+            return general <= need
+        if self.units(position[0], self.buried(position), need) <= need:
+            return True
+        removed, stock, waste, drawn, _, _ = position
+        if not waste:
+            return False
+        king = self.table.king
+        kings = 0
+        bag = 0
+        for v in stock + (drawn,):
+            if v == king:
+                kings += 1
+            elif v:
+                bag += 1 << BITS * v
+        return kings + self.stack.value(removed, waste, bag) <= need
+
+    # ------------------------------------------------------------------ search
 
     def _key(self, position: Position) -> tuple[tuple[int, tuple[int, ...], int], int]:
         """As in the winnability search: (pyramid, outside sequence) and the (recycles, pointer) code.
@@ -140,15 +136,26 @@ class ParSearch:
             self._reached(position)
             return
         house = table.house
+        removed = position[0]
+        # every stop of the stretch has the same pyramid and the same outside cards
+        general = -1
         steps = 0
+        first = True
         while True:
             self.budget.spend()
             score = self._reached(position)
-            # later stops of the stretch only lose points to recycles: one bound covers them all
-            if self.upper_bound(position, score) <= self.best:
+            need = (self.best - score) // 10
+            if general < 0:
+                general = self.units(removed, position[1] + position[2] + (position[3],), need)
+            if general <= need or self.pruned(position, score, general):
                 break
-            removals = table.removals(position)
-            removals.sort(key=lambda move: -(move[1] >= 0) - (move[2] >= 0))
+            # a removal of pyramid cards alone was tried at the first stop: its child there covers this one
+            if first or house:
+                removals = table.removals(position)
+            else:
+                removals = table.outside_removals(position)
+            first = False
+            removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals + table.other_moves(position) if house else removals:
                 self.path.append(move)
                 self._search(table.apply(position, move))
