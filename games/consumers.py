@@ -1,7 +1,7 @@
 """WebSocket consumers for games and the challenge room (docs/live.md).
 
 Thin and async: ``connect`` and ``disconnect`` join and leave groups, each client message calls
-one service or selector through ``database_sync_to_async``, and ``live_event`` forwards what
+one service or selector through ``database_sync_to_async``, and ``live_events`` forwards what
 ``games.events`` published.  ``LiveConsumer`` holds what every socket shares: the message size
 and rate limits, JSON parsing, typed errors and leaving every group on close.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -23,6 +24,8 @@ from django.conf import settings
 from piramide_site.errors import NotFound, ServiceError
 
 from . import events, live, services
+
+log = logging.getLogger(__name__)
 
 #: Service error codes as the socket protocol names them (REST keeps its own).
 SOCKET_CODES = {"illegal_move": "illegal"}
@@ -97,6 +100,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         self.bucket = TokenBucket(settings.LIVE_RATE_PER_SECOND, settings.LIVE_RATE_BURST)
         self.refused_in_row = 0
         self.joined: list[str] = []
+        self.outbox: list[events.Encoded] = []
+        self.sender: asyncio.Future[None] | None = None
 
     @property
     def user(self) -> Any:
@@ -117,21 +122,40 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
     async def join(self, group: str) -> None:
         if group not in self.joined:
-            await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
+            await events.hub().add(group, self)
 
     async def leave(self, group: str) -> None:
         if group in self.joined:
             self.joined.remove(group)
-            await self.channel_layer.group_discard(group, self.channel_name)
+            await events.hub().discard(group, self)
 
     async def disconnect(self, code: int) -> None:
         for group in list(self.joined):
             await self.leave(group)
+        if self.sender is not None:
+            self.sender.cancel()
 
-    async def live_event(self, message: dict[str, Any]) -> None:
+    def hear(self, heard: list[events.Encoded]) -> None:
+        """Events for a group this socket listens to (called by the hub, on the loop): sent in order
+        by one task, so a slow client holds up only itself."""
+        self.outbox.extend(heard)
+        if self.sender is None:
+            self.sender = asyncio.ensure_future(self._send_heard())
+
+    async def _send_heard(self) -> None:
+        try:
+            while self.outbox:
+                batch, self.outbox = self.outbox, []
+                await self.live_events(batch)
+        except Exception as error:  # the client went away: its disconnect cleans up
+            log.debug("could not forward events: %r", error)
+        finally:
+            self.sender = None
+
+    async def live_events(self, heard: list[events.Encoded]) -> None:
         """Events published by ``games.events``, each already encoded: sent as they are."""
-        for event in message["events"]:
+        for event in heard:
             await self.send(text_data=event["text"])
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -222,6 +246,8 @@ class GameConsumer(LiveConsumer):
     view: str
     #: Highest version this socket answered with ``move.ok``: its own echo is not sent again.
     answered: int = -1
+    #: Set while a move of this socket is out: events heard meanwhile wait for its answer.
+    answering: asyncio.Future[None] | None = None
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -275,8 +301,10 @@ class GameConsumer(LiveConsumer):
         for message in opening.messages:
             await self.send_json(message)
 
-    async def live_event(self, message: dict[str, Any]) -> None:
-        for event in message["events"]:
+    async def live_events(self, heard: list[events.Encoded]) -> None:
+        if self.answering is not None:
+            await asyncio.shield(self.answering)  # this socket's own answer goes first
+        for event in heard:
             if event["type"] == "game.move_made" and event["version"] <= self.answered:
                 continue  # this socket's own move: its move.ok carried it already
             await self.send(text_data=event["text"])
@@ -287,9 +315,16 @@ class GameConsumer(LiveConsumer):
         return self.user
 
     async def _answer(self, call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> None:
-        reply = await db_call(_play_reply)(call, ref, game_id=self.game_id, player=self._player(), **kwargs)
-        self.answered = max(self.answered, reply["version"])
-        await self.send_json(reply)
+        """Play, and answer before forwarding any event heard meanwhile (the move's own event among them)."""
+        player = self._player()
+        self.answering = asyncio.get_running_loop().create_future()
+        try:
+            reply = await db_call(_play_reply)(call, ref, game_id=self.game_id, player=player, **kwargs)
+            self.answered = max(self.answered, reply["version"])
+            await self.send_json(reply)
+        finally:
+            self.answering.set_result(None)
+            self.answering = None
 
     async def on_move(self, content: dict[str, Any], ref: str | None) -> None:
         move, seen = field_move(content), field_int(content, "seen")
@@ -355,8 +390,8 @@ class ChallengeRoomConsumer(LiveConsumer):
         self.pending.clear()
         await self.send_json(snapshot)
 
-    async def live_event(self, message: dict[str, Any]) -> None:
-        for encoded in message["events"]:
+    async def live_events(self, heard: list[events.Encoded]) -> None:
+        for encoded in heard:
             kind = encoded["type"]
             if kind not in ("game.progress", "game.finished", "challenge.stats", "leaderboard.changed"):
                 continue

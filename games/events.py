@@ -14,13 +14,14 @@ line) and ``game-<id>-summary`` (everyone else: never a card); a challenge's roo
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from asgiref.sync import SyncToAsync, async_to_sync
-from channels.layers import get_channel_layer
+from asgiref.sync import SyncToAsync
+from django.conf import settings
 from django.db import transaction
 
 if TYPE_CHECKING:
@@ -28,9 +29,6 @@ if TYPE_CHECKING:
     from games.models import Game
 
 log = logging.getLogger(__name__)
-
-#: The message type consumers handle (``live_event``): its ``event`` is sent to the client as is.
-LAYER_TYPE = "live.event"
 
 
 def game_group(game_id: int, *, full: bool) -> str:
@@ -150,53 +148,148 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
 
 # ----------------------------------------------------------------- sending
 #
-# A layer message carries a list of events for one group, each already encoded as the text frame
-# the client receives: ``{"type": "live.event", "events": [{"type", "version", "text"}, ...]}``.
-# So an event is serialised once, however many sockets receive it, and the events of a burst of
-# writes to one group travel in one ``group_send``.
+# Events reach sockets through a hub, one per server process (per event loop): it knows which of
+# the process's sockets listen to which group.  With REDIS_URL set, a round of events is one
+# Redis PUBLISH per group (pipelined), and each process holds one Redis subscription for the
+# groups its sockets listen to, so an event costs the same in Redis however many sockets watch
+# it; without Redis the hub delivers within the process.  Each event is encoded once, as the text
+# frame the client receives: ``{"type", "version", "text"}``.  Delivery is at most once, like
+# any pub/sub: a client that misses an event finds the gap by its version and asks ``sync``.
 
 Send = tuple[str, dict[str, Any]]
+Encoded = dict[str, Any]
 
 
-def encode(event: dict[str, Any]) -> dict[str, Any]:
-    """An event as it travels on the layer: its type and version for the consumers, and its text."""
+def encode(event: dict[str, Any]) -> Encoded:
+    """An event as it travels: its type and version for the consumers, and its text for the client."""
     return {"type": event["type"], "version": event.get("version"), "text": json.dumps(event)}
 
 
-def layer_message(events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"type": LAYER_TYPE, "events": events}
-
-
-def _by_group(sends: list[tuple[str, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+def _by_group(sends: list[tuple[str, Encoded]]) -> dict[str, list[Encoded]]:
     """The encoded events per group, in the order they were written."""
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[Encoded]] = {}
     for group, encoded in sends:
         groups.setdefault(group, []).append(encoded)
     return groups
 
 
-async def _group_send_all(layer: Any, groups: dict[str, list[dict[str, Any]]]) -> None:
-    names = list(groups)
-    results = await asyncio.gather(
-        *(layer.group_send(name, layer_message(groups[name])) for name in names), return_exceptions=True
-    )
-    for name, result in zip(names, results):
-        if isinstance(result, BaseException):
-            log.error("could not publish %s to %s: %r", ", ".join(e["type"] for e in groups[name]), name, result)
+def pubsub_prefix() -> str:
+    """Redis pub/sub channels ignore the database number: the prefix names this deployment
+    (its Redis URL and its database), so servers of another deployment sharing the Redis never hear it."""
+    name = f"{settings.REDIS_URL}|{settings.DATABASES['default'].get('NAME')}"
+    return f"piramide-live:{hashlib.sha1(name.encode()).hexdigest()[:12]}:"
+
+
+class Listener(Protocol):
+    def hear(self, events: list[Encoded]) -> None: ...
+
+
+class Hub:
+    """The groups this process's sockets listen to, and its one subscription to their Redis channels."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.members: dict[str, set[Listener]] = {}
+        self.redis: Any = None
+        self.pubsub: Any = None
+        self.reader: asyncio.Task[None] | None = None
+        self.prefix = pubsub_prefix()
+
+    def _client(self) -> Any:
+        if self.redis is None:
+            import redis.asyncio
+
+            self.redis = redis.asyncio.Redis.from_url(settings.REDIS_URL)
+            self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        return self.redis
+
+    async def add(self, group: str, listener: Listener) -> None:
+        members = self.members.setdefault(group, set())
+        members.add(listener)
+        if settings.REDIS_URL and len(members) == 1:
+            self._client()
+            await self.pubsub.subscribe(self.prefix + group)
+            if self.reader is None or self.reader.done():
+                self.reader = self.loop.create_task(self._read())
+
+    async def discard(self, group: str, listener: Listener) -> None:
+        members = self.members.get(group)
+        if members is None or listener not in members:
+            return
+        members.discard(listener)
+        if not members:
+            del self.members[group]
+            if settings.REDIS_URL and self.pubsub is not None:
+                try:
+                    await self.pubsub.unsubscribe(self.prefix + group)
+                except Exception as error:  # the connection is gone: the subscription went with it
+                    log.warning("could not unsubscribe from %s: %r", group, error)
+
+    def deliver(self, groups: dict[str, list[Encoded]]) -> None:
+        for group, events in groups.items():
+            for listener in list(self.members.get(group, ())):
+                listener.hear(events)
+
+    async def publish(self, groups: dict[str, list[Encoded]]) -> None:
+        if not settings.REDIS_URL:
+            self.deliver(groups)
+            return
+        async with self._client().pipeline(transaction=False) as pipe:
+            for group, events in groups.items():
+                pipe.publish(self.prefix + group, json.dumps(events))
+            await pipe.execute()
+
+    async def _read(self) -> None:
+        """Deliver what Redis sends on the subscribed channels; after a lost connection, redis-py
+        subscribes again when it reconnects (what was published meanwhile is missed: clients ``sync``)."""
+        cut = len(self.prefix)
+        while True:
+            try:
+                message = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=5.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("live events: the Redis subscription failed (%r); retrying", error)
+                await asyncio.sleep(0.5)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            channel = message["channel"]
+            group = (channel.decode() if isinstance(channel, bytes) else channel)[cut:]
+            try:
+                events = json.loads(message["data"])
+            except ValueError:
+                log.error("live events: unreadable message on %s", group)
+                continue
+            self.deliver({group: events})
+
+
+_hubs: dict[asyncio.AbstractEventLoop, Hub] = {}
+
+
+def hub() -> Hub:
+    """The hub of the running event loop (one per server process)."""
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None:
+        for old in [known for known in _hubs if known.is_closed()]:
+            del _hubs[old]
+        found = _hubs[loop] = Hub(loop)
+    return found
 
 
 class _Publisher:
     """One per event loop: sends what the loop's worker threads committed, in order, without making
-    them wait.  Everything queued while a round of ``group_send`` is out leaves in the next round,
-    one message per group, so a busy process sends fewer, larger messages (never reordered within
-    a group: rounds run one after the other)."""
+    them wait.  Everything queued while a round is out leaves in the next round, one message per
+    group, so a busy process sends fewer, larger messages (never reordered within a group: rounds
+    run one after the other)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.pending: list[tuple[str, dict[str, Any]]] = []
+        self.pending: list[tuple[str, Encoded]] = []
         self.task: asyncio.Task[None] | None = None
 
-    def put(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
+    def put(self, sends: list[tuple[str, Encoded]]) -> None:
         self.pending.extend(sends)
         if self.task is None:
             self.task = self.loop.create_task(self._run())
@@ -205,17 +298,24 @@ class _Publisher:
         try:
             while self.pending:
                 batch, self.pending = self.pending, []
-                layer = get_channel_layer()
-                if layer is not None:
-                    await _group_send_all(layer, _by_group(batch))
+                groups = _by_group(batch)
+                try:
+                    await hub().publish(groups)
+                except Exception as error:
+                    _log_failure(groups, error)
         finally:
             self.task = None
+
+
+def _log_failure(groups: dict[str, list[Encoded]], error: BaseException) -> None:
+    for group, events in groups.items():
+        log.error("could not publish %s to %s: %r", ", ".join(e["type"] for e in events), group, error)
 
 
 _publishers: dict[asyncio.AbstractEventLoop, _Publisher] = {}
 
 
-def _enqueue(loop: asyncio.AbstractEventLoop, sends: list[tuple[str, dict[str, Any]]]) -> None:
+def _enqueue(loop: asyncio.AbstractEventLoop, sends: list[tuple[str, Encoded]]) -> None:
     """Runs on ``loop``'s thread."""
     publisher = _publishers.get(loop)
     if publisher is None:
@@ -235,16 +335,38 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return loop
 
 
+_sync_redis: Any = None
+
+
+def _send_elsewhere(groups: dict[str, list[Encoded]]) -> None:
+    """From outside a server's loop (a Celery task, a command, a test): publish to Redis and return,
+    or, without Redis, hand the events to every running hub of this process."""
+    global _sync_redis
+    if settings.REDIS_URL:
+        import redis
+
+        if _sync_redis is None:
+            _sync_redis = redis.Redis.from_url(settings.REDIS_URL)
+        prefix = pubsub_prefix()
+        pipe = _sync_redis.pipeline(transaction=False)
+        for group, events in groups.items():
+            pipe.publish(prefix + group, json.dumps(events))
+        pipe.execute()
+        return
+    for loop, known in list(_hubs.items()):
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(known.deliver, groups)
+
+
 def _send_now(sends: list[Send]) -> None:
-    """Hand a committed write's events to the layer; a failure is logged, never raised: the write
-    stands, and a client that misses the event gets it back with ``sync``.
+    """Hand a committed write's events on; a failure is logged, never raised: the write stands, and
+    a client that misses the event gets it back with ``sync``.
 
     Called from a worker thread of a server (a socket's or a request's database call), the events
     are queued on the server's loop and this returns at once: the thread goes back to its next
-    database call, and the reply is not held up by Redis.  Anywhere else (a Celery task, a
-    management command, a test) they are sent before this returns.
+    database call, and the reply is not held up by Redis.
     """
-    if not sends or get_channel_layer() is None:
+    if not sends:
         return
     encoded = [(group, encode(event)) for group, event in sends]
     loop = _server_loop()
@@ -254,10 +376,11 @@ def _send_now(sends: list[Send]) -> None:
             return
         except RuntimeError:  # the loop closed meanwhile
             pass
+    groups = _by_group(encoded)
     try:
-        async_to_sync(_group_send_all)(get_channel_layer(), _by_group(encoded))
+        _send_elsewhere(groups)
     except Exception as error:
-        log.error("could not publish %s: %r", ", ".join(event["type"] for _, event in sends), error)
+        _log_failure(groups, error)
 
 
 def _publish(sends: list[Send]) -> None:

@@ -96,8 +96,8 @@ class RaceConsumer(LiveConsumer):
         game = await db_call(selectors.race_game_for_player)(code=self.code, player=self.user)
         await self.send_json({"type": "race.started", "race": self.code, "starts_at": starts_at.isoformat(), "game": game})
 
-    async def live_event(self, message: dict[str, Any]) -> None:
-        for event in message["events"]:
+    async def live_events(self, heard: list[events.Encoded]) -> None:
+        for event in heard:
             await self.send(text_data=event["text"])
             if event["type"] == "race.countdown":
                 self._start_at(dt.datetime.fromisoformat(json.loads(event["text"])["starts_at"]))

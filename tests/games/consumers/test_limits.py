@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from channels.layers import get_channel_layer
 
-from games.events import challenge_group, game_group
+from games.events import challenge_group, game_group, hub
 from tests.sockets import Socket
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -92,14 +91,14 @@ async def test_an_unknown_socket_path_is_not_found(transactional_db):
 
 
 async def test_a_closed_socket_leaves_every_group_it_joined(alice_game, challenge):
-    layer = get_channel_layer()
+    members = hub().members
     game_socket = await opened(alice_game)
     room = await Socket(f"/ws/challenges/{challenge.pk}/").open()
     await room.expect("room.snapshot")
     summary_group, room_group = game_group(alice_game.pk, full=False), challenge_group(challenge.pk)
-    assert len(layer.groups.get(summary_group, {})) == 1
-    assert len(layer.groups.get(room_group, {})) == 1
+    assert len(members.get(summary_group, ())) == 1
+    assert len(members.get(room_group, ())) == 1
     await game_socket.close()
     await room.close()
-    assert not layer.groups.get(summary_group)
-    assert not layer.groups.get(room_group)
+    assert summary_group not in members
+    assert room_group not in members

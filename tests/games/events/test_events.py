@@ -109,12 +109,11 @@ def test_a_refused_move_publishes_nothing(sent, challenge, player, django_captur
     assert sent == []
 
 
-def test_a_channel_layer_that_fails_loses_the_event_not_the_move(challenge, player, monkeypatch, django_capture_on_commit_callbacks, caplog):
-    class BrokenLayer:
-        async def group_send(self, group, message):
-            raise ConnectionError("the layer is down")
+def test_a_transport_that_fails_loses_the_event_not_the_move(challenge, player, monkeypatch, django_capture_on_commit_callbacks, caplog):
+    def broken(groups):
+        raise ConnectionError("Redis is down")
 
-    monkeypatch.setattr(events, "get_channel_layer", lambda: BrokenLayer())
+    monkeypatch.setattr(events, "_send_elsewhere", broken)
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     with django_capture_on_commit_callbacks(execute=True):
         play = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
