@@ -16,7 +16,7 @@ from .deal import Deal
 from .game import Game, Outcome
 from .moves import Move
 from .solver_par import ParSearch
-from .solver_position import position_of, table_for
+from .solver_position import Position, SolverMove, Table, position_of, table_for
 from .solver_search import Budget, OutOfBudget, WinSearch
 
 
@@ -93,18 +93,42 @@ def solve(game: Game, *, time_limit: float | None = None, node_limit: int | None
 def solve_par(game: Game, *, time_limit: float | None = None, node_limit: int | None = None) -> ParResult:
     """The best score reachable from ``game`` (its current score included) and a line reaching it."""
     budget = Budget(time_limit, node_limit)
-    table = table_for(game)
-    start = position_of(game)
-    search = ParSearch(table, budget, game.rules.stock_size)
-    exact = True
     if game.outcome is not Outcome.IN_PROGRESS:
         return ParResult(game.score, True, (), 0, budget.seconds)
+    table = table_for(game)
+    start = position_of(game)
+    stock_size = game.rules.stock_size
+    # the winnability search is quick; its answer tightens the bounds, and its line is a first floor
     try:
-        search.run(start)
+        winning = WinSearch(table, budget).run(start)
+    except OutOfBudget:
+        search = ParSearch(table, budget, stock_size)
+        search.best = table.score(start, stock_size)
+        return _par_result(game, search, start, False, budget)
+    search = ParSearch(table, budget, stock_size, winnable=winning is not None)
+    exact = True
+    try:
+        if winning is None:
+            search.run(start)
+        else:
+            search.run(start, table.score(_play(table, start, winning), stock_size), winning)
     except OutOfBudget:
         exact = False
+    return _par_result(game, search, start, exact, budget)
+
+
+def _play(table: Table, start: Position, line: list[SolverMove]) -> Position:
+    position = start
+    for move in line:
+        position = table.apply(position, move)
+    return position
+
+
+def _par_result(game: Game, search: ParSearch, start: Position, exact: bool, budget: Budget) -> ParResult:
+    table = search.table
     line = table.to_moves(start, search.best_line)
-    return ParResult(game.score + search.best - table.score(start, game.rules.stock_size), exact, line, budget.nodes, budget.seconds)
+    best = search.best - table.score(start, game.rules.stock_size)
+    return ParResult(game.score + best, exact, line, budget.nodes, budget.seconds)
 
 
 def hint(game: Game, *, time_limit: float | None = None) -> Hint:

@@ -18,13 +18,15 @@ from .solver_search import Budget, deep_recursion
 
 
 class ParSearch:
-    def __init__(self, table: Table, budget: Budget, stock_size: int) -> None:
+    def __init__(self, table: Table, budget: Budget, stock_size: int, *, winnable: bool = True) -> None:
+        """``winnable=False`` says the start position is known not to be winnable: then no position
+        the search reaches is, and the bounds count only lines that leave the pyramid standing."""
         self.table = table
         self.budget = budget
         self.stock_size = stock_size
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         outside_pairs = table.stock_waste_pairs or table.reach > 1
-        self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time)
+        self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time, clears=winnable)
         self.stack = StackMax(table, self.relaxed)
         self.best = -(10**9)
         self.best_line: list[SolverMove] = []

@@ -220,9 +220,13 @@ class RelaxedMax:
     Answers are remembered by (pyramid, bag) for the whole search.
     """
 
-    def __init__(self, table: Table, outside_pairs: bool, tick: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, table: Table, outside_pairs: bool, tick: Callable[[], None] | None = None, *, clears: bool = True
+    ) -> None:
         self.table = table
         self.outside_pairs = outside_pairs
+        #: False: count only relaxed lines that never empty the pyramid (for a position that cannot be won)
+        self.clears = clears
         self.memo: dict[tuple[int, int], int] = {}
         self.shapes: dict[int, tuple[int, int]] = {}
         self.nodes = 0
@@ -325,12 +329,18 @@ class RelaxedMax:
             self.tick()
         values, king, pair_sum = table.values, table.king, table.pair_sum
         free = table.free(removed)
+        clears = self.clears
         for i in free:
             if values[i] == king:
                 # in the relaxed game nothing ends early: a free king may as well go at once
                 after = removed | 1 << i
+                if after == full and not clears:
+                    continue
                 return self._gain(removed, after, 1) + self.value(after, bag)
         ceiling = self.ceiling(removed, bag)
+        if not clears:
+            # the apex stays, so its row is never emptied (nor, if it is a king, does that king go)
+            ceiling -= 1 + (values[0] == king)
         best = self.leftover(bag)
         if best >= ceiling:
             return best
@@ -340,6 +350,8 @@ class RelaxedMax:
             for j in free[k + 1 :]:
                 if values[j] == w:
                     after = removed | 1 << i | 1 << j
+                    if after == full and not clears:
+                        continue
                     found = self._gain(removed, after, 2) + self.value(after, bag)
                     if found > best:
                         best = found
@@ -347,6 +359,8 @@ class RelaxedMax:
                             return best
             if bag >> BITS * w & NIBBLE:
                 after = removed | 1 << i
+                if after == full and not clears:
+                    continue
                 found = self._gain(removed, after, 2) + self.value(after, bag - (1 << BITS * w))
                 if found > best:
                     best = found
@@ -414,9 +428,12 @@ class StackMax:
         if top == king:
             return 1 + self._value(removed, waste[:-1], bag)
         free = table.free(removed)
+        full = table.full if not relaxed.clears else -1
         for i in free:
             if values[i] == king:
                 after = removed | 1 << i
+                if after == full:
+                    continue
                 return relaxed._gain(removed, after, 1) + self._value(after, waste, bag)
         ceiling = self._ceiling(removed, waste, bag)
         best = relaxed.value(removed, bag) if not waste else self._without_waste(removed, bag)
@@ -438,6 +455,8 @@ class StackMax:
             if bag >> BITS * w & NIBBLE:
                 options.append((-1, removed | 1 << i, waste, bag - (1 << BITS * w)))
         for gain, after, after_waste, after_bag in options:
+            if after == full:
+                continue
             if gain < 0:
                 gain = relaxed._gain(removed, after, 2)
             found = gain + self._value(after, after_waste, after_bag)
