@@ -4,7 +4,8 @@ Postgres is the source of truth: every leaderboard reads the same after the flus
 (the sorted sets are there again afterwards, not just answered by SQL), and a score recorded after
 the flush lands on the rebuilt board.  The channel layer's group memberships were in Redis too:
 a socket that reconnects (with the version it had) gets what it missed and then live events
-again, and the challenge room starts over with a snapshot that matches the database.
+again, and the challenge room starts over with a snapshot that matches the database.  The Celery
+worker keeps consuming: a verification enqueued after the flush runs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.faults.conftest import PASSWORD, Client, Stack, setup_players, winning_line
+from tests.faults.stack import wait_for
 from tests.faults.test_asgi_killed import connect, until
 
 pytestmark = pytest.mark.servers
@@ -54,6 +56,7 @@ def test_leaderboards_rebuild_from_postgres_and_sockets_reconnect_after_redis_is
     line = winning_line("classic", ids["seed"])
     games = stack.django(f"CHALLENGE = {ids['challenge']}\nLINE = {line!r}\n" + PLAY)
     web = stack.web()
+    stack.worker("flush")
     dave = Client(web.base).sign_in("dave", PASSWORD)
     anonymous = Client(web.base)
     before = boards(anonymous, ids["challenge"])
@@ -126,4 +129,15 @@ def test_leaderboards_rebuild_from_postgres_and_sockets_reconnect_after_redis_is
     )
     entries = [(row["display_name"], row["points"], row["moves"]) for row in after["challenge"]["entries"]]
     assert sorted(entries) == sorted(scores)
+    # The queue went with the flush; a task enqueued after it still reaches the worker.
+    pending = stack.django(
+        "import datetime as dt\nfrom tests.factories import make_challenge\nfrom games.selectors import local_today\n"
+        "from games.services import challenge_verification_request\n"
+        "challenge = make_challenge(date=local_today() + dt.timedelta(days=1), seed=5, status='pending', verdict='')\n"
+        "challenge_verification_request(challenge_id=challenge.pk)\nresult = challenge.pk"
+    )
+    wait_for(
+        lambda: stack.query("SELECT status FROM games_dailychallenge WHERE id = %s", pending) == [("done",)],
+        30, "the verification enqueued after the flush", interval=0.2,
+    )
     print("after FLUSHALL:", observed)
