@@ -266,11 +266,16 @@ class Process:
             self.kill()
 
     def children(self) -> list[int]:
-        path = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        try:
-            return [int(pid) for pid in path.read_text().split()]
-        except OSError:
-            return []
+        """The process ids whose parent is this process (from /proc: Linux only)."""
+        found = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+            if int(fields[1]) == self.pid:
+                found.append(int(stat.parent.name))
+        return found
 
     def output(self) -> str:
         return tail(self.log, 20000)
