@@ -221,6 +221,12 @@ def memory_mb(pid: int) -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # ----------------------------------------------------------------- the clients
 
 
@@ -232,6 +238,8 @@ class Tally:
     messages: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: CPU seconds the server process used during the round
+    server_cpu: float = 0.0
 
 
 @dataclass
@@ -431,6 +439,8 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
         "fanout_p50_ms": percentile(tally.fanouts, 0.50) * 1000 if tally.fanouts else None,
         "fanout_p99_ms": percentile(tally.fanouts, 0.99) * 1000 if tally.fanouts else None,
         "fanout_events": len(tally.fanouts),
+        "server_cpu_s": tally.server_cpu,
+        "server_cpu_ms_per_message": 1000 * tally.server_cpu / tally.messages if tally.messages else None,
         "rss_mb": memory[0],
         "peak_rss_mb": memory[1],
         "errors": len(tally.errors),
@@ -441,7 +451,8 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
     )
     print(
         f"{tally.name:<24} {row['per_second']:8.0f} msg/s  RTT p50 {row['rtt_p50_ms']:6.2f} ms p99 {row['rtt_p99_ms']:6.2f} ms"
-        f"{fanout}  server RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})  errors {len(tally.errors)}",
+        f"{fanout}  server CPU {tally.server_cpu:.1f} s ({row['server_cpu_ms_per_message'] or 0:.2f} ms/msg)"
+        f"  RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})  errors {len(tally.errors)}",
         flush=True,
     )
     for error in sorted(set(tally.errors))[:5]:
@@ -479,10 +490,12 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int, world
     ]
     for kind, think, seconds, name in rounds:
         print(f"... {name}", file=sys.stderr, flush=True)
+        cpu = cpu_seconds(server_pid)
         if kind == "echo":
             tally = await run_echo(port, len(world.players), think, seconds, name)
         else:
             tally = await run_live(port, world, args.spectators, think, seconds, name, ledger, cursors)
+        tally.server_cpu = cpu_seconds(server_pid) - cpu
         rows.append(report(tally, memory_mb(server_pid)))
     games, lost, extra = await asyncio.to_thread(check_logs, ledger)
     print(f"move logs: {games} games checked, {sum(len(v) for v in ledger.accepted.values())} accepted moves, "
