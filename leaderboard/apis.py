@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -39,24 +38,30 @@ class LeaderboardOutputSerializer(serializers.Serializer):
 
 
 class PageInputSerializer(serializers.Serializer):
-    offset = serializers.IntegerField(min_value=0, default=0)
+    offset = serializers.IntegerField(min_value=0, max_value=10_000_000, default=0)
     limit = serializers.IntegerField(min_value=1, max_value=100, default=100)
     around = serializers.ChoiceField(choices=["me"], required=False, help_text="'me': my rank and my neighbours")
     radius = serializers.IntegerField(min_value=0, max_value=50, default=5)
 
 
-PAGE_PARAMETERS = [
-    OpenApiParameter("offset", int),
-    OpenApiParameter("limit", int),
-    OpenApiParameter("around", str, enum=["me"]),
-    OpenApiParameter("radius", int),
-]
+#: The query parameters as the schema documents them: the serializer's own bounds and choices.
+PAGE_PARAMETERS: list[Any] = [PageInputSerializer]
 
 
-def _answer(request: Request, board: Board) -> Response:
-    params = PageInputSerializer(data=request.query_params)
+class WeekPageInputSerializer(PageInputSerializer):
+    date = serializers.DateField(required=False, help_text="Any day of the week (default: today)")
+
+
+def _query(request: Request, serializer: type[serializers.Serializer] = PageInputSerializer) -> dict[str, Any]:
+    # A plain dict, not the QueryDict: DRF reads an empty form value as "not given", so
+    # "?offset=" would pass for the default instead of being refused as the schema says.
+    params = serializer(data=request.query_params.dict())
     params.is_valid(raise_exception=True)
-    query = params.validated_data
+    return dict(params.validated_data)
+
+
+def _answer(request: Request, board: Board, query: dict[str, Any] | None = None) -> Response:
+    query = query if query is not None else _query(request)
     user = request.user
     if query.get("around") == "me":
         if not user.is_authenticated:
@@ -96,11 +101,10 @@ class WeekLeaderboardApi(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(parameters=[*PAGE_PARAMETERS, OpenApiParameter("date", dt.date)], responses=LeaderboardOutputSerializer)
+    @extend_schema(parameters=[WeekPageInputSerializer], responses=LeaderboardOutputSerializer)
     def get(self, request: Request, preset: str) -> Response:
-        field = serializers.DateField(required=False)
-        day = field.run_validation(request.query_params.get("date")) if request.query_params.get("date") else None
-        return _answer(request, Board.for_week(_preset(preset), day or local_today()))
+        query = _query(request, WeekPageInputSerializer)
+        return _answer(request, Board.for_week(_preset(preset), query.get("date") or local_today()), query)
 
 
 class AllTimeLeaderboardApi(APIView):
