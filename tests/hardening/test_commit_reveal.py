@@ -1,0 +1,104 @@
+"""Commit–reveal: the seed's SHA-256 is public from scheduling; the seed and deal once the day is over.
+
+A challenge is scheduled with a secret seed; its commitment is read from the API while the seed
+is still hidden (days before, and during the day); then the clock passes midnight in the
+service's zone and the seed and deal appear.  The revealed seed must hash to the commitment
+published before, the revealed deal must be the one that seed deals, and every ranked score of
+the day must equal the replay of its move log (read by anyone, over the watch socket) on that deal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from typing import Any
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from games.engine import Game as EngineGame
+from games.engine import deal_from_seed, get_rules, parse_move
+from games.engine.solver import solve
+from games.models import Game
+from games.selectors import challenge_day_end
+from games.services import challenge_schedule, game_move_make, game_ranked_start, game_resign
+from leaderboard.models import Score
+from tests.factories import make_player
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def at(monkeypatch: Any, moment: dt.datetime) -> None:
+    monkeypatch.setattr(timezone, "now", lambda: moment)
+
+
+def public(challenge_id: int) -> dict[str, Any]:
+    return APIClient().get(f"/api/challenges/{challenge_id}/").json()
+
+
+async def watch_replay(game_id: int) -> list[str]:
+    from piramide_site.asgi import application
+
+    socket = WebsocketCommunicator(application, f"/ws/games/{game_id}/", headers=[(b"origin", b"http://127.0.0.1")])
+    assert (await socket.connect(timeout=5))[0]
+    hello = await socket.receive_json_from(timeout=5)
+    assert hello["view"] == "full", "after the day anyone sees the whole game"
+    await socket.send_json_to({"type": "replay", "ref": "r"})
+    while (message := await socket.receive_json_from(timeout=5))["type"] != "replay":
+        pass
+    await socket.disconnect()
+    return [step["move"] for step in message["steps"]]
+
+
+@pytest.mark.parametrize("preset", ["classic", "forty"])
+def test_the_revealed_seed_matches_the_commitment_published_before(preset, monkeypatch, settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    from games.selectors import local_today
+
+    day = local_today() + dt.timedelta(days=2)
+    challenge = challenge_schedule(date=day, preset=preset)  # the seed is drawn here, in secret
+
+    # Scheduled, two days ahead: the commitment is public, the seed is not.
+    before = public(challenge.pk)
+    assert len(before["seed_commitment"]) == 64 and before["seed"] is None and before["deal"] is None
+    assert str(challenge.seed) not in json.dumps(before)
+
+    # During the day: players play; the commitment has not changed and the seed is still hidden.
+    noon = challenge_day_end(challenge) - dt.timedelta(hours=12)
+    at(monkeypatch, noon)
+    during = public(challenge.pk)
+    assert during["seed_commitment"] == before["seed_commitment"] and during["seed"] is None and not during["is_over"]
+    winner, quitter = make_player("winner"), make_player("quitter")
+    won = game_ranked_start(challenge_id=challenge.pk, player=winner)[0].game
+    line = solve(EngineGame.start(challenge.deal), time_limit=10).line
+    if line:
+        for seen, move in enumerate(line):
+            game_move_make(game_id=won.pk, player=winner, move=str(move), seen=seen)
+    else:
+        game_resign(game_id=won.pk, player=winner)
+    lost = game_ranked_start(challenge_id=challenge.pk, player=quitter)[0].game
+    game_move_make(game_id=lost.pk, player=quitter, move="D", seen=0)
+    game_resign(game_id=lost.pk, player=quitter)
+
+    # A second after the day's end in the service's zone: the seed and the deal are public.
+    at(monkeypatch, challenge_day_end(challenge) + dt.timedelta(seconds=1))
+    after = public(challenge.pk)
+    assert after["is_over"] and after["seed"] is not None
+    seed = int(after["seed"])
+    assert hashlib.sha256(f"piramide-seed-v1:{preset}:{seed}".encode()).hexdigest() == before["seed_commitment"]
+    revealed = deal_from_seed(get_rules(preset), seed)
+    assert after["deal"] == str(revealed)
+
+    # Anyone can now replay every ranked score of the day on the revealed deal.
+    from asgiref.sync import async_to_sync
+
+    scores = Score.objects.filter(challenge=challenge)
+    assert scores.count() == 2
+    for score in scores:
+        notation = async_to_sync(watch_replay)(score.game_id)
+        assert notation == list(Game.objects.get(pk=score.game_id).moves.order_by("number").values_list("notation", flat=True))
+        replayed = EngineGame.replay(revealed, [parse_move(text) for text in notation])
+        assert replayed.score == score.points
