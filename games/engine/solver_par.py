@@ -17,7 +17,15 @@ from .solver_relax import BITS, RelaxedMax, StackMax
 from .solver_search import Budget, deep_recursion
 
 
+class _Capped(Exception):
+    """The first, capped search has used its steps."""
+
+
 class ParSearch:
+    #: steps of the first search, which only looks for a good floor
+    FIRST_STEPS = 3000
+    cap: int | None = None
+
     def __init__(self, table: Table, budget: Budget, stock_size: int, *, winnable: bool = True) -> None:
         """``winnable=False`` says the start position is known not to be winnable: then no position
         the search reaches is, and the bounds count only lines that leave the pyramid standing."""
@@ -35,13 +43,53 @@ class ParSearch:
         self.stack_waste = not table.house
 
     def run(self, start: Position, floor: int | None = None, floor_line: list[SolverMove] | None = None) -> None:
-        """Search from ``start``; ``floor`` is a score some known line (``floor_line``) already reaches."""
-        self.best = self.table.score(start, self.stock_size)
+        """The par from ``start``; ``floor`` is a score some known line (``floor_line``) already reaches.
+
+        A search told that some score is already reached prunes far harder than one that has to
+        find good lines first.  So a short search with a step cap gives a first floor; then,
+        from the bound of the start downwards, each try assumes the par is the target ``T`` and
+        searches for a line above ``T - 10``.  The first try that finds one has found the par (a
+        branch-and-bound search above a floor returns the best score whenever it beats the floor);
+        a try that finds none proves the par is below ``T``.  Once the target falls to the best
+        score already reached, that score is the par.
+        """
+        table = self.table
+        self.best = table.score(start, self.stock_size)
         self.best_line = []
         if floor is not None and floor > self.best:
             self.best, self.best_line = floor, list(floor_line or [])
+        if start[0] == table.full or table.frozen(start):
+            return
         with deep_recursion():
-            self._search(start)
+            known, known_line = self.best, self.best_line
+            self.cap = self.budget.nodes + self.FIRST_STEPS
+            try:
+                self._search(start)
+            except _Capped:
+                pass
+            self.cap = None
+            if self.best > known:
+                known, known_line = self.best, self.best_line
+            score = table.score(start, self.stock_size)
+            target = score + 10 * self.start_units(start)
+            while target > known:
+                self.visited = {}
+                self.path = []
+                self.best, self.best_line = target - 10, []
+                self._search(start)
+                if self.best > target - 10:
+                    return
+                target -= 10
+            self.best, self.best_line = known, known_line
+
+    def start_units(self, position: Position) -> int:
+        """At most how many units any line from ``position`` still brings (the bound ``pruned`` uses)."""
+        removed = position[0]
+        general = self.units(removed, position[1] + position[2] + (position[3],), -1)
+        if position[4] < self.table.recycles and self.stack_waste:
+            last = self.units(removed, self.buried(position), -1)
+            return max(general - 1, min(general, last))
+        return general
 
     # ------------------------------------------------------------------ bounds
 
@@ -145,6 +193,8 @@ class ParSearch:
         first = True
         while True:
             self.budget.spend()
+            if self.cap is not None and self.budget.nodes > self.cap:
+                raise _Capped
             score = self._reached(position)
             need = (self.best - score) // 10
             if general < 0:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .solver_position import (
@@ -38,9 +38,11 @@ class Budget:
     """A node and wall-clock allowance shared by the searches of one request."""
 
     CHECK_EVERY = 64
+    #: the clock the time limit is read on; a benchmark on a shared machine may set ``time.process_time``
+    clock: Callable[[], float] = staticmethod(time.perf_counter)
 
     def __init__(self, time_limit: float | None, node_limit: int | None) -> None:
-        self.started = time.perf_counter()
+        self.started = self.clock()
         self.deadline = None if time_limit is None else self.started + time_limit
         self.node_limit = node_limit
         self.nodes = 0
@@ -49,16 +51,16 @@ class Budget:
         self.nodes += 1
         if self.node_limit is not None and self.nodes > self.node_limit:
             raise OutOfBudget
-        if self.deadline is not None and self.nodes % self.CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+        if self.deadline is not None and self.nodes % self.CHECK_EVERY == 0 and self.clock() > self.deadline:
             raise OutOfBudget
 
     def check_time(self) -> None:
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.deadline is not None and self.clock() > self.deadline:
             raise OutOfBudget
 
     @property
     def seconds(self) -> float:
-        return time.perf_counter() - self.started
+        return self.clock() - self.started
 
 
 @contextmanager
