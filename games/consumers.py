@@ -1,7 +1,7 @@
 """WebSocket consumers for games and the challenge room (docs/live.md).
 
 Thin and async: ``connect`` and ``disconnect`` join and leave groups, each client message calls
-one service or selector through ``database_sync_to_async``, and ``live_events`` forwards what
+one service or selector through ``db_call`` (a worker thread), and ``live_events`` forwards what
 ``games.events`` published.  ``LiveConsumer`` holds what every socket shares: the message size
 and rate limits, JSON parsing, typed errors and leaving every group on close.
 """
@@ -16,10 +16,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from asgiref.sync import SyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.consumer import get_handler_name
 from django.conf import settings
+from django.db import connections
 
 from piramide_site.errors import NotFound, ServiceError
 
@@ -35,14 +36,43 @@ MAX_REFUSED_IN_ROW = 50
 Handler = Callable[[dict[str, Any], str | None], Awaitable[None]]
 
 
+def _tidy_connections() -> None:
+    """Before and after a socket's database call: keep the thread's connection, unless it broke.
+
+    The calls run on the event loop's thread pool, whose few threads live as long as the process,
+    so each keeps one connection for ``LIVE_DB_CONN_MAX_AGE`` seconds (default 300) whatever
+    ``CONN_MAX_AGE`` says: under ASGI, Django opens a thread per HTTP request, where persistent
+    connections would pile up, so ``CONN_MAX_AGE`` may well be 0, and a move would then open a
+    new connection every time.  A connection that failed, or was left outside autocommit, is
+    closed as Django closes it (``close_if_unusable_or_obsolete``); the next call reconnects.
+    """
+    keep = float(getattr(settings, "LIVE_DB_CONN_MAX_AGE", 300))
+    for conn in connections.all(initialized_only=True):
+        raw = conn.connection
+        if raw is not None and conn.__dict__.get("_live_kept") != id(raw):
+            conn.__dict__["_live_kept"] = id(raw)
+            conn.close_at = time.monotonic() + keep
+        conn.close_if_unusable_or_obsolete()
+
+
+class _LiveDatabaseCall(SyncToAsync):
+    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
+        _tidy_connections()
+        try:
+            return super().thread_handler(loop, *args, **kwargs)
+        finally:
+            _tidy_connections()
+
+
 def db_call(func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
-    """``database_sync_to_async`` on the thread pool rather than the one thread-sensitive thread.
+    """A service or selector called from a socket, on the thread pool rather than the one thread-sensitive thread.
 
     With one thread per process, every socket's move would queue behind every other's commit;
-    on the pool the blocking database waits of many sockets overlap (one connection per thread).
-    Services and selectors share no state between threads but the position memory, which locks.
+    on the pool the blocking database waits of many sockets overlap (one kept connection per
+    thread: ``_tidy_connections``).  Services and selectors share no state between threads but
+    the position memory, which locks.
     """
-    return database_sync_to_async(func, thread_sensitive=False)
+    return _LiveDatabaseCall(func, thread_sensitive=False)
 
 
 class BadMessage(ServiceError):

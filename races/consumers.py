@@ -1,7 +1,7 @@
 """``/ws/races/<code>/``: the race room socket (docs/live.md, *Race rooms*).
 
 Thin: each client message calls one race service or selector through
-``database_sync_to_async``; race events published by ``games.events`` are forwarded as they
+``db_call``; race events published by ``games.events`` are forwarded as they
 are.  When the countdown ends, each socket sends its own ``race.started`` with the player's game.
 """
 
