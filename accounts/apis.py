@@ -71,6 +71,8 @@ class SignInApi(APIView):
         if wait:
             raise exceptions.Throttled(wait, detail="too many failed sign-ins")
         user = authenticate(request._request, **data.validated_data)
+        if user is None and getattr(request._request, "signin_lock_seconds", None):
+            raise exceptions.Throttled(request._request.signin_lock_seconds, detail="too many failed sign-ins")
         if user is None:
             raise BadRequest("wrong username or password")
         login(request._request, user)

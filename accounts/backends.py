@@ -2,8 +2,10 @@
 
 Every way in goes through ``authenticate()`` (the API, the site's sign-in page, the admin), so
 the count is kept here.  The counters are the shared ones of ``piramide_site.limits`` (Redis,
-atomic), so a guesser gains nothing by spreading attempts over processes.  While locked, even
-the right password is refused: a guesser cannot tell a hit from a miss.
+atomic).  Each attempt is counted *before* the password is checked, in one atomic step, and
+taken back if it was right: so twenty guesses sent at once get exactly as many checks as the
+limit allows, not twenty.  While locked, even the right password is refused: a guesser cannot
+tell a hit from a miss.
 """
 
 from __future__ import annotations
@@ -41,12 +43,14 @@ class LockoutModelBackend(ModelBackend):
             username = kwargs.get("username")
         if username is None or password is None:
             return None
-        if signin_locked_for(username, request):
+        keys = _keys(username, request)
+        verdict = limits.hits([name for name, _ in keys], [rate for _, rate in keys])
+        if not verdict.allowed:
+            if request is not None:
+                request.signin_lock_seconds = verdict.retry_after
             raise PermissionDenied("too many failed sign-ins")
         user = super().authenticate(request, username=username, password=password, **kwargs)
-        if user is None:
-            for name, rate in _keys(username, request):
-                limits.hit(name, rate, count_refused=True)
-        else:
-            limits.reset(_keys(username, request)[0][0])
+        if user is not None:
+            limits.reset(keys[0][0])
+            limits.undo(keys[1][0])
         return user

@@ -96,6 +96,12 @@ end
 return {over, wait}
 """
 
+UNDO = """
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then redis.call('DECR', KEYS[1]) end
+return 0
+"""
+
 #: KEYS: the sorted sets (one per identity); ARGV[1] member, ARGV[2] now (ms), ARGV[3] lease (ms),
 #: then one cap per key.  Adds the member to every set, or to none when any is full.
 ACQUIRE = """
@@ -168,6 +174,12 @@ class MemoryStore:
     def reset(self, key: str) -> None:
         with self.lock:
             self.windows.pop(key, None)
+
+    def undo(self, key: str) -> None:
+        with self.lock:
+            if key in self.windows and self.windows[key][0] > 0:
+                count, ends = self.windows[key]
+                self.windows[key] = (count - 1, ends)
 
     def acquire(self, keys: list[str], caps: list[int], member: str) -> int:
         now = time.monotonic()
@@ -265,6 +277,20 @@ def peek(name: str) -> tuple[int, float]:
         else:
             return int(count or 0), max(int(ttl), 0) / 1000
     return memory.peek(name)
+
+
+def undo(name: str) -> None:
+    """Take one hit back (a sign-in that turned out right is no failure)."""
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            client.eval(UNDO, 1, name)
+            return
+        except redis.RedisError as error:
+            _warn(error)
+    memory.undo(name)
 
 
 def reset(name: str) -> None:

@@ -188,3 +188,30 @@ def test_a_locked_account_is_not_revealed_as_existing(settings):
         assert sign_in(client, "nobody-here", "x").status_code == 400
     assert sign_in(client, "nobody-here", "x").status_code == 429
     assert not User.objects.filter(username="nobody-here").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_twenty_guesses_at_once_get_only_as_many_checks_as_the_limit(settings):
+    """Counted before the check, atomically: a burst cannot slip past the limit between a read and a write."""
+    settings.SIGNIN_FAILURES_PER_USER = "5/15min"
+    make_player("alice")
+    clients = [csrf_client(f"10.0.1.{i}") for i in range(20)]
+    barrier = threading.Barrier(20)
+    codes: list[int] = []
+
+    def guess(client: APIClient) -> None:
+        from django.db import connection
+
+        try:
+            barrier.wait()
+            codes.append(sign_in(client, "alice", "wrong-guess").status_code)
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=guess, args=(client,)) for client in clients]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(codes) == [400] * 5 + [429] * 15
+    assert sign_in(csrf_client(), "alice", PASSWORD).status_code == 429
