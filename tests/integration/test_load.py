@@ -16,7 +16,7 @@ from bench import load
 
 pytestmark = [pytest.mark.needs_redis, pytest.mark.needs_postgres]
 
-PLAYERS = int(os.environ.get("LOAD_TEST_PLAYERS", "40"))
+PLAYERS = int(os.environ.get("LOAD_TEST_PLAYERS", "30"))
 SECONDS = float(os.environ.get("LOAD_TEST_SECONDS", "30"))
 
 
@@ -30,7 +30,7 @@ def test_players_play_whole_games_on_two_servers_and_every_move_and_score_holds(
     env = load.server_env(
         f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}", redis_url, prefix
     )
-    world = load.build_world(PLAYERS, iterations=1000)
+    world = load.build_world(PLAYERS)
     shape = load.start_shape(env, 2, tmp_path)
     try:
         results = asyncio.run(load.run_players(shape.ports, world, PLAYERS, SECONDS))
