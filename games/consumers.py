@@ -218,7 +218,10 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         content, ref = self._parse(text_data)
         if content is None:
             return await self._refuse("invalid", ref)
-        handler = self.handlers().get(content.get("type"))  # type: ignore[arg-type]
+        table = self.__dict__.get("_handlers")
+        if table is None:
+            table = self.__dict__["_handlers"] = self.handlers()
+        handler = table.get(content.get("type"))  # type: ignore[arg-type]
         try:
             if handler is None:
                 raise BadMessage(f"unknown message type {content.get('type')!r}")

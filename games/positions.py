@@ -1,7 +1,7 @@
 """A per-process memory of engine positions, so a move need not read and replay the whole log.
 
 Rebuilding a game from its deal and move log costs about 1 ms (classic) to 3 ms (double) per
-request, plus the query that reads the log.  A position is remembered under (kind, id, creation
+request, plus the query that reads the log.  A game's newest position is remembered under (kind, id, creation
 time, version, number of moves), where the version is raised by every change of the log and
 never lowered (``Game.version``; a race game, which has no undo, uses its move count), so a key
 names one position for ever, in every process (the creation time keeps a key unique even where
@@ -24,14 +24,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from games.engine import Game as EngineGame
 
-#: Positions kept per process: about 2 KB each for classic.
+#: Games whose latest position a process keeps: about 2 KB each for classic.
 CAPACITY = 20_000
 #: Games whose latest committed version a process remembers.
 HINT_CAPACITY = 50_000
 
 Key = tuple[str, int, str, int, int]
 
-_positions: OrderedDict[Key, EngineGame] = OrderedDict()
+#: Per game, only the newest position remembered: a move needs no other, a resync replays the
+#: log, and a few objects per game keep the garbage collector's full passes short.
+_positions: OrderedDict[tuple[str, int], tuple[Key, EngineGame]] = OrderedDict()
 _hints: OrderedDict[tuple[str, int], Hint] = OrderedDict()
 _lock = threading.Lock()
 
@@ -52,19 +54,25 @@ def key_of(kind: str, pk: int, created: object, version: int, moves: int) -> Key
 
 def recall(key: Key) -> EngineGame | None:
     with _lock:
-        state = _positions.get(key)
-        if state is not None:
-            _positions.move_to_end(key)
-        return state
+        found = _positions.get(key[:2])
+        if found is None or found[0] != key:
+            return None
+        _positions.move_to_end(key[:2])
+        return found[1]
 
 
 def remember(key: Key, state: EngineGame) -> None:
-    """Keep ``state`` under ``key``, whose move count must be ``len(state.moves)``."""
+    """Keep ``state`` under ``key``, whose move count must be ``len(state.moves)``; a game keeps
+    its newest version (an older one, remembered late by a slower thread, is dropped)."""
     if key[4] != len(state.moves):
         return
+    game = key[:2]
     with _lock:
-        _positions[key] = state
-        _positions.move_to_end(key)
+        known = _positions.get(game)
+        if known is not None and known[0][2] == key[2] and known[0][3] > key[3]:
+            return
+        _positions[game] = (key, state)
+        _positions.move_to_end(game)
         while len(_positions) > CAPACITY:
             _positions.popitem(last=False)
 
