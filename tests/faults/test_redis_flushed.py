@@ -68,9 +68,11 @@ def test_leaderboards_rebuild_from_postgres_and_sockets_reconnect_after_redis_is
     path = f"/api/games/{dave_game}/moves/"
 
     async def scenario() -> None:
+        # One socket after the other: sockets of a fresh server process that subscribe at the same
+        # instant can lose their events (tests/faults/test_asgi_killed.py, the reconnection storm).
         player = await connect(web.port, f"/ws/games/{dave_game}/", dave.session)
-        room = await connect(web.port, f"/ws/challenges/{ids['challenge']}/", dave.session)
         assert (await until(player, "synced"))["version"] == 0
+        room = await connect(web.port, f"/ws/challenges/{ids['challenge']}/", dave.session)
         await until(room, "room.snapshot")
         assert dave.post(path, {"move": line[0], "seen": 0}).status_code == 200
         assert (await until(player, "game.move_made"))["version"] == 1
