@@ -296,8 +296,7 @@ class GameConsumer(LiveConsumer):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         await self.accept()
         try:
-            game = await db_call(live.live_game_get)(game_id=self.game_id)
-            sees_cards = await db_call(live.viewer_sees_cards)(game=game, viewer=self.user)
+            game, sees_cards = await db_call(live.game_and_view)(game_id=self.game_id, viewer=self.user)
         except NotFound as error:
             await self.close_with("not_found", error.message, 4404)
             return

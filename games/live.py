@@ -106,10 +106,16 @@ def viewer_sees_cards(*, game: Game, viewer: Any) -> bool:
 
 
 def live_game_get(*, game_id: int) -> Game:
-    game = Game.objects.select_related("challenge", "player").filter(pk=game_id).first()
+    game = Game.objects.select_related("challenge", "player").filter(pk=game_id).order_by().first()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
     return game
+
+
+def game_and_view(*, game_id: int, viewer: Any) -> tuple[Game, bool]:
+    """A game and whether the viewer may see its cards: what a socket needs before it joins an audience."""
+    game = live_game_get(game_id=game_id)
+    return game, viewer_sees_cards(game=game, viewer=viewer)
 
 
 @dataclass(frozen=True)
