@@ -3,7 +3,7 @@
 DRF's throttles keep their history in the cache with a read-then-write, so two processes (or two
 threads) can both let the last request in; these counters cannot.  Each limit is a fixed window
 (``INCR`` and ``PEXPIRE`` in one script), and open sockets are a sorted set per user or address
-whose members expire unless their socket keeps talking, so a process that dies leaves no count
+whose members lapse unless their open socket renews them, so a process that dies leaves no count
 behind for longer than ``SOCKET_LEASE_SECONDS``.
 
 Without ``REDIS_URL`` (the local default and the embedded test suite) the same limits are kept
@@ -25,7 +25,7 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 
-#: An open socket counts for this long after its last frame (clients ping every 20-30 s).
+#: A socket's place lapses this long after its last renewal (an open socket renews it every minute).
 SOCKET_LEASE_SECONDS = 300
 
 _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
@@ -372,7 +372,7 @@ async def aacquire(keys: list[str], caps: list[int], member: str) -> int:
 
         try:
             now = int(time.time() * 1000)
-            return int(await client.eval(ACQUIRE, len(keys), *keys, member, now, SOCKET_LEASE_SECONDS * 1000, *caps))
+            return int(await client.eval(ACQUIRE, len(keys), *keys, member, now, int(SOCKET_LEASE_SECONDS * 1000), *caps))
         except (redis.RedisError, OSError) as error:
             _warn(error)
     return memory.acquire(keys, caps, member)
@@ -384,7 +384,7 @@ async def arenew(keys: list[str], member: str) -> None:
         import redis
 
         try:
-            await client.eval(RENEW, len(keys), *keys, member, int(time.time() * 1000), SOCKET_LEASE_SECONDS * 1000)
+            await client.eval(RENEW, len(keys), *keys, member, int(time.time() * 1000), int(SOCKET_LEASE_SECONDS * 1000))
             return
         except (redis.RedisError, OSError) as error:
             _warn(error)

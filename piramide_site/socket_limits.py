@@ -15,8 +15,9 @@ consumers still applies behind this.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-import time
 import uuid
 from typing import Any
 
@@ -25,7 +26,8 @@ from django.conf import settings
 from . import limits
 
 REFUSED_BEFORE_CLOSE = 50
-#: A socket's lease is renewed by its frames, at most this often.
+#: An open socket renews its place this often (a place lapses after SOCKET_LEASE_SECONDS, so only
+#: the places of a process that died are ever freed by time).
 RENEW_EVERY = 60.0
 
 
@@ -72,7 +74,7 @@ class SocketLimitMiddleware:
             await send({"type": "websocket.close", "code": 4429})
             return
 
-        state = {"first": first, "refused": 0, "renewed": time.monotonic(), "closed": False}
+        state = {"first": first, "refused": 0, "closed": False}
 
         async def limited_receive() -> dict[str, Any]:
             if state["first"] is not None:
@@ -83,9 +85,6 @@ class SocketLimitMiddleware:
                 if message["type"] != "websocket.receive" or state["closed"]:
                     return message
                 verdict = await limits.ahits(frame_keys, frame_rates)
-                if time.monotonic() - state["renewed"] > RENEW_EVERY:
-                    state["renewed"] = time.monotonic()
-                    await limits.arenew(lease_keys, member)
                 if verdict.allowed:
                     state["refused"] = 0
                     return message
@@ -103,7 +102,16 @@ class SocketLimitMiddleware:
             if not state["closed"]:
                 await send(message)
 
+        async def keep_place() -> None:
+            while True:
+                await asyncio.sleep(RENEW_EVERY)
+                await limits.arenew(lease_keys, member)
+
+        renewer = asyncio.ensure_future(keep_place())
         try:
             return await self.inner(scope, limited_receive, guarded_send)
         finally:
+            renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewer
             await limits.arelease(lease_keys, member)

@@ -144,3 +144,20 @@ async def test_socket_places_are_shared_through_redis(redis_url, settings, room)
     await socks[0].c.disconnect()
     assert client.zcard(limits.key("sockets", "ip", "10.5.5.5")) == 1
     assert not limits.memory.leases
+
+
+async def test_an_idle_socket_keeps_its_place(settings, room, monkeypatch):
+    """Places are renewed by the open socket itself, not by its frames: idling does not free one."""
+    from piramide_site import limits, socket_limits
+
+    monkeypatch.setattr(socket_limits, "RENEW_EVERY", 0.05)
+    monkeypatch.setattr(limits, "SOCKET_LEASE_SECONDS", 0.2)
+    settings.LIVE_SOCKETS_PER_IP = 1
+    first = Sock(room, None, "10.6.6.6")
+    assert (await first.open())[1][0]["type"] == "room.snapshot"
+    await first.drain(0.5)  # idle for longer than a lease
+    connected, messages = await Sock(room, None, "10.6.6.6").open()
+    assert messages[0]["code"] == "rate_limited"
+    await first.c.disconnect()
+    connected, messages = await Sock(room, None, "10.6.6.6").open()
+    assert messages[0]["type"] == "room.snapshot"
