@@ -36,6 +36,8 @@ class ParSearch:
         outside_pairs = table.stock_waste_pairs or table.reach > 1
         self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time, clears=winnable)
         self.stack = StackMax(table, self.relaxed)
+        #: the values a pyramid still holds, by pyramid
+        self.pyramid_values: dict[int, frozenset[int]] = {}
         self.best = -(10**9)
         self.best_line: list[SolverMove] = []
         self.path: list[SolverMove] = []
@@ -63,20 +65,20 @@ class ParSearch:
         with deep_recursion():
             known, known_line = self.best, self.best_line
             self.cap = self.budget.nodes + self.FIRST_STEPS
+            score = table.score(start, self.stock_size)
             try:
-                self._search(start)
+                self._search(start, score)
             except _Capped:
                 pass
             self.cap = None
             if self.best > known:
                 known, known_line = self.best, self.best_line
-            score = table.score(start, self.stock_size)
             target = score + 10 * self.start_units(start)
             while target > known:
                 self.visited = {}
                 self.path = []
                 self.best, self.best_line = target - 10, []
-                self._search(start)
+                self._search(start, score)
                 if self.best > target - 10:
                     return
                 target -= 10
@@ -87,7 +89,8 @@ class ParSearch:
         removed = position[0]
         general = self.units(removed, position[1] + position[2] + (position[3],), -1)
         if position[4] < self.table.recycles and self.stack_waste:
-            last = self.units(removed, self.buried(position), -1)
+            usable = self.buried(position)
+            last = general if usable is None else self.units(removed, usable, -1)
             return max(general - 1, min(general, last))
         return general
 
@@ -111,27 +114,28 @@ class ParSearch:
             return quick
         return kings + relaxed.value(removed, bag)
 
-    def buried(self, position: Position) -> tuple[int, ...]:
-        """The outside values still usable if no recycle is made: a waste card with no partner left
-        (no pyramid card of its partner value, nor a stock or drawn card where those pair with the
-        waste) never leaves, and every card under it stays with it."""
+    def buried(self, position: Position) -> tuple[int, ...] | None:
+        """The outside values still usable if no recycle is made, or None when that is all of them:
+        a waste card with no partner left (no pyramid card of its partner value, nor a stock or
+        drawn card where those pair with the waste) never leaves, and every card under it stays."""
         removed, stock, waste, drawn, _, _ = position
         table = self.table
-        outside = stock + waste + (drawn,)
         if not waste or not self.stack_waste:
-            return outside
-        present = table.full & ~removed
-        partners = {v for v, mask in table.by_value.items() if mask & present}
-        if table.stock_waste_pairs:
-            partners.update(stock)
-            partners.add(drawn)
+            return None
+        partners = self.pyramid_values.get(removed)
+        if partners is None:
+            present = table.full & ~removed
+            partners = frozenset(v for v, mask in table.by_value.items() if mask & present)
+            self.pyramid_values[removed] = partners
+        pairs = table.stock_waste_pairs
         king, pair_sum = table.king, table.pair_sum
         for depth in range(len(waste) - 1, -1, -1):
             v = waste[depth]
-            if v == king or pair_sum - v in partners:
+            w = pair_sum - v
+            if v == king or w in partners or pairs and (w in stock or w == drawn):
                 continue
             return stock + waste[depth + 1 :] + (drawn,)
-        return outside
+        return None
 
     def pruned(self, position: Position, score: int, general: int) -> bool:
         """Can no line from ``position`` beat the best score?  ``general`` bounds the units of any line.
@@ -145,7 +149,8 @@ class ParSearch:
                 return False
         elif not self.stack_waste:
             return general <= need
-        if self.units(position[0], self.buried(position), need) <= need:
+        usable = self.buried(position)
+        if usable is not None and self.units(position[0], usable, need) <= need:
             return True
         removed, stock, waste, drawn, _, _ = position
         if not waste:
@@ -175,7 +180,7 @@ class ParSearch:
             return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
         return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.table.drawn_model
 
-    def _search(self, position: Position) -> None:
+    def _search(self, position: Position, score: int) -> None:
         table = self.table
         key, code = self._key(position)
         covered = self.visited.get(key)
@@ -183,7 +188,7 @@ class ParSearch:
             return
         self.visited[key] = code
         if position[0] == table.full or table.frozen(position):
-            self._reached(position)
+            self._reached(score)
             return
         house = table.house
         removed = position[0]
@@ -195,7 +200,7 @@ class ParSearch:
             self.budget.spend()
             if self.cap is not None and self.budget.nodes > self.cap:
                 raise _Capped
-            score = self._reached(position)
+            self._reached(score)
             need = (self.best - score) // 10
             if general < 0:
                 general = self.units(removed, position[1] + position[2] + (position[3],), need)
@@ -210,7 +215,7 @@ class ParSearch:
             removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals + table.other_moves(position) if house else removals:
                 self.path.append(move)
-                self._search(table.apply(position, move))
+                self._search(table.apply(position, move), score + table.gain(position, move))
                 self.path.pop()
             if house:
                 break
@@ -221,6 +226,8 @@ class ParSearch:
             else:
                 break
             position = table.apply(position, step)
+            if step[0] == RECYCLE_KIND:
+                score -= 10
             if covered is not None and self._key(position)[1] >= covered:
                 break
             self.path.append(step)
@@ -228,9 +235,7 @@ class ParSearch:
         if steps:
             del self.path[-steps:]
 
-    def _reached(self, position: Position) -> int:
-        score = self.table.score(position, self.stock_size)
+    def _reached(self, score: int) -> None:
         if score > self.best:
             self.best = score
             self.best_line = list(self.path)
-        return score
