@@ -107,6 +107,8 @@ def test_no_url_of_the_site_shows_a_seed_or_a_hidden_card(world: World):
                     assert response.status_code < 500, f"POST {path} {body} as {viewer_name}"
                     scan_response(scanner, response, hidden_for(world, viewer, params), f"POST {path} {body} as {viewer_name}")
     assert walked == {route for route, _ in routes}, "every URL pattern was requested"
+    print(f"\nleak scan: {len(routes)} URL patterns, {requests} requests, {scanner.scanned} bodies and headers, "
+          f"{scanner.characters} characters")
     assert not scanner.leaks, "\n".join(scanner.leaks)
     assert requests > 1000 and scanner.scanned > 2 * requests - 10
 
@@ -126,6 +128,7 @@ def test_no_static_file_served_by_the_application_holds_a_seed_or_a_deal(world: 
         else:  # the admin's and the API docs' bundles: their cards-like words are code, not cards
             scanner.text(body.decode("utf-8", errors="replace"), set(), f"/static/{path}")
     assert scanner.scanned >= len(paths)
+    print(f"\nleak scan: {len(paths)} static files, {scanner.characters} characters")
     assert not scanner.leaks, "\n".join(scanner.leaks)
 
 

@@ -149,6 +149,7 @@ async def test_no_socket_message_shows_a_seed_or_a_hidden_card(today):
         await check(listener, await listener.drain(0.2))
         await listener.c.disconnect()
 
+    print(f"\nleak scan: {len(paths)} socket paths x {len(VIEWERS)} viewers, {scanner.scanned} messages of {len(kinds)} types")
     assert not scanner.leaks, "\n".join(scanner.leaks)
     expected = {"hello", "state", "summary", "synced", "pong", "replay", "error", "room.snapshot", "room.update",
                 "race.state", "game.move_made", "game.progress", "race.progress", "move.ok"}
