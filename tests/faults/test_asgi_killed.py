@@ -121,3 +121,52 @@ def test_the_game_resumes_from_postgres_after_the_asgi_server_is_killed(stack: S
     score = stack.query("SELECT points, moves FROM leaderboard_score WHERE player_id = %s", ids["players"][0])
     assert score == [(game[2], len(line))]
     print("in-flight REST move:", outcomes)
+
+
+#: Players whose sockets come back at the same instant after the restart.
+STORM = 8
+
+START_GAMES = """
+from accounts.models import User
+from games.services import game_ranked_start
+result = [game_ranked_start(challenge_id=CHALLENGE, player=User.objects.get(username=name))[0].game.pk for name in NAMES]
+"""
+
+
+def test_sockets_that_reconnect_at_once_after_a_restart_all_get_live_events(stack: Stack) -> None:
+    """After a restart every client reconnects at the same moment: each socket's events must arrive.
+
+    The sockets of a fresh server process subscribe to their games' Redis channels at the same
+    instant; a subscription lost in that rush would leave its game silent on that server for good.
+    """
+    names = [f"player{i}" for i in range(STORM)]
+    ids = setup_players(stack, *names)
+    line = winning_line("classic", ids["seed"])
+    games = stack.django(f"CHALLENGE = {ids['challenge']}\nNAMES = {names!r}\n" + START_GAMES)
+    web = stack.web()
+    clients = [Client(web.base).sign_in(name, PASSWORD) for name in names]
+    web.kill()
+    web = stack.web(port=web.port)
+
+    async def storm() -> list[int | None]:
+        sockets = await asyncio.gather(
+            *(connect(web.port, f"/ws/games/{game}/?since=0", client.session) for game, client in zip(games, clients))
+        )
+        for ws in sockets:
+            assert (await until(ws, "synced"))["version"] == 0
+        for game, client in zip(games, clients):
+            assert client.post(f"/api/games/{game}/moves/", {"move": line[0], "seen": 0}).status_code == 200
+
+        async def heard(ws: Any) -> int | None:
+            try:
+                return int((await until(ws, "game.move_made", timeout=5))["version"])
+            except TimeoutError:
+                return None
+
+        versions = await asyncio.gather(*(heard(ws) for ws in sockets))
+        for ws in sockets:
+            await ws.close()
+        return list(versions)
+
+    versions = asyncio.run(storm())
+    assert versions == [1] * STORM, f"sockets that got no live event: {versions.count(None)} of {STORM}"
