@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove, Table
 from .solver_relax import BITS, RelaxedMax, StackMax
-from .solver_search import Budget, deep_recursion
+from .solver_search import Budget, OutOfBudget, deep_recursion
 
 
 class _Capped(Exception):
@@ -78,7 +78,13 @@ class ParSearch:
                 self.visited = {}
                 self.path = []
                 self.best, self.best_line = target - 10, []
-                self._search(start, score)
+                try:
+                    self._search(start, score)
+                except OutOfBudget:
+                    if self.best <= target - 10:
+                        # no line above the target's floor yet: the floor itself was only assumed
+                        self.best, self.best_line = known, known_line
+                    raise
                 if self.best > target - 10:
                     return
                 target -= 10

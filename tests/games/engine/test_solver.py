@@ -102,6 +102,15 @@ def test_par_out_of_budget_is_a_lower_bound_its_line_reaches() -> None:
     assert Game.replay(game.deal, par.line).score == par.score
 
 
+@pytest.mark.parametrize("node_limit", [4_000, 20_000, 60_000])
+def test_par_cut_short_while_trying_targets_still_returns_a_line_that_reaches_it(node_limit: int) -> None:
+    # past the first few thousand stops the search assumes target scores it has no line for yet
+    game = Game.from_seed("classic", 9)
+    par = solve_par(game, node_limit=node_limit)
+    assert not par.exact
+    assert Game.replay(game.deal, par.line).score == par.score
+
+
 def test_hint_is_the_next_move_of_a_winning_line() -> None:
     game = Game.from_seed("classic", 1)
     line = solve(game).line
