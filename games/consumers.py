@@ -276,6 +276,7 @@ class GameConsumer(LiveConsumer):
 
     game_id: int
     owner_id: int
+    challenge_id: int
     view: str
     #: Highest version this socket answered with ``move.ok``: its own echo is not sent again.
     answered: int = -1
@@ -300,7 +301,7 @@ class GameConsumer(LiveConsumer):
         except NotFound as error:
             await self.close_with("not_found", error.message, 4404)
             return
-        self.owner_id = game.player_id
+        self.owner_id, self.challenge_id = game.player_id, game.challenge_id
         await self._take_view(live.FULL if sees_cards else live.SUMMARY)
         await self.send_json(self._hello())
         query = parse_qs(self.scope.get("query_string", b"").decode())
@@ -320,10 +321,19 @@ class GameConsumer(LiveConsumer):
         }
 
     async def _take_view(self, view: str) -> None:
-        """Listen to the audience the viewer belongs to (joined before reading, so nothing falls between)."""
+        """Listen to the audience the viewer belongs to (joined before reading, so nothing falls between).
+
+        A signed-in viewer held to summaries also listens for the end of their own ranked game
+        (``viewer.unlocked``), so the socket opens up to the full view at once.
+        """
         self.view = view
         await self.join(events.game_group(self.game_id, full=view == live.FULL))
         await self.leave(events.game_group(self.game_id, full=view != live.FULL))
+        user = self.user
+        if user is not None and view == live.SUMMARY:
+            await self.join(events.viewer_group(user.pk))
+        elif user is not None:
+            await self.leave(events.viewer_group(user.pk))
 
     async def _resync(self, since: int | None) -> None:
         opening = await db_call(live.game_sync)(game_id=self.game_id, viewer=self.user, since=since)
@@ -339,6 +349,10 @@ class GameConsumer(LiveConsumer):
         for event in heard:
             if event["type"] == "game.move_made" and event["version"] <= self.answered:
                 continue  # this socket's own move: its move.ok carried it already
+            if event["type"] == "viewer.unlocked":
+                if self.view == live.SUMMARY and json.loads(event["text"])["challenge"] == self.challenge_id:
+                    await self._resync(None)  # re-decides the view: a new hello, then the full state
+                continue
             await self.send(text_data=event["text"])
 
     def _player(self) -> Any:

@@ -43,6 +43,11 @@ def race_group(code: str) -> str:
     return f"race-{code}"
 
 
+def viewer_group(user_id: int) -> str:
+    """A signed-in viewer's summary sockets: told when the viewer's own ranked game ends (never sent on)."""
+    return f"viewer-{user_id}"
+
+
 # ----------------------------------------------------------------- schemas
 
 _INT = {"type": "integer"}
@@ -131,6 +136,7 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
     ("leaderboard.changed", 1): _event(
         "leaderboard.changed", {"challenge": _INT, "board": _STR, "top": _TOP, "total": _INT}
     ),
+    ("viewer.unlocked", 1): _event("viewer.unlocked", {"challenge": _INT}),
     ("race.player_joined", 1): _event(
         "race.player_joined", {"race": _STR, "version": _INT, "player": _PLAYER, "players": _INT}
     ),
@@ -439,6 +445,8 @@ def publish_game_finished(*, game: Game, state: EngineGame) -> None:
     sends = [(game_group(game.pk, full=True), payload), (game_group(game.pk, full=False), payload)]
     if game.ranked:
         sends.append((challenge_group(game.challenge_id), payload))
+        # The player is past the spoiler line now: their summary sockets on this challenge open up.
+        sends.append((viewer_group(game.player_id), {"type": "viewer.unlocked", "v": 1, "challenge": game.challenge_id}))
     _publish(sends)
     if game.ranked:
         _publish_challenge_changes(game.challenge_id, leaderboard=True)

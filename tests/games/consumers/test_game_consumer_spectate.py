@@ -95,16 +95,17 @@ async def test_a_finished_game_replays_move_by_move_past_the_spoiler_line(challe
     await socket.close()
 
 
-async def test_finishing_ones_own_game_lifts_the_line_on_the_next_sync(challenge, alice, alice_game, bob, bob_cookie, line):
+async def test_finishing_ones_own_game_lifts_the_line_and_a_sync_replays_the_moves(challenge, alice, alice_game, bob, bob_cookie, line):
     bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
     await play(alice_game, alice, line[:2])
     socket, hello = await watch(alice_game, bob_cookie)
     assert hello["view"] == "summary"
     await socket.until("synced")
     await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
-    await socket.send(type="sync", since=0)
-    upgraded = await socket.expect("hello")
+    upgraded = await socket.until("hello")  # without asking: the end of Bob's game opens the view
     assert upgraded["view"] == "full"
+    await socket.until("synced")
+    await socket.send(type="sync", since=0)
     missed = [await socket.expect("game.move_made") for _ in range(2)]
     assert [m["move"] for m in missed] == line[:2]
     await socket.expect("synced")
@@ -123,3 +124,40 @@ async def test_anyone_watches_in_full_once_the_challenge_day_is_over(alice, bob_
         assert hello["view"] == "full"
         await socket.expect("state")
         await socket.close()
+
+
+async def test_a_watcher_whose_own_ranked_game_ends_sees_the_cards_at_once(challenge, alice, alice_game, bob, bob_cookie, line):
+    bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == "summary"
+    await socket.until("synced")
+    await play(alice_game, alice, line[:2])
+    for _ in range(2):
+        await socket.expect("game.progress")
+    assert all(not cards_in(message) for message in socket.received)
+    await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
+    hello = await socket.until("hello")
+    assert hello["view"] == "full"
+    state = await socket.expect("state")
+    assert state["version"] == 2 and cards_in(state)
+    await socket.expect("synced")
+    await play(alice_game, alice, line[2:3], start=2)
+    made = await socket.expect("game.move_made")
+    assert made["version"] == 3 and made["move"] == line[2]
+    await socket.close()
+
+
+async def test_the_end_of_another_challenges_game_does_not_open_a_watch(alice, alice_game, bob, bob_cookie, line):
+    other = await database_sync_to_async(make_challenge)(preset="forty")
+    bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=alice_game.challenge_id, player=bob))[0].game
+    elsewhere = (await database_sync_to_async(game_ranked_start)(challenge_id=other.pk, player=bob))[0].game
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == "summary"
+    await socket.until("synced")
+    await database_sync_to_async(game_resign)(game_id=elsewhere.pk, player=bob)
+    await play(alice_game, alice, line[:1])
+    assert (await socket.expect("game.progress"))["version"] == 1
+    assert all(message["type"] != "hello" for message in socket.received[1:])
+    assert all(not cards_in(message) for message in socket.received)
+    assert bobs.outcome == "in_progress"
+    await socket.close()
