@@ -200,6 +200,9 @@ class Hub:
         self.pubsub: Any = None
         self.reader: asyncio.Task[None] | None = None
         self.prefix = pubsub_prefix()
+        #: Groups this process is subscribed to in Redis, changed only under ``lock``.
+        self.subscribed: set[str] = set()
+        self.lock = asyncio.Lock()
 
     def _client(self) -> Any:
         if self.redis is None:
@@ -210,13 +213,9 @@ class Hub:
         return self.redis
 
     async def add(self, group: str, listener: Listener) -> None:
-        members = self.members.setdefault(group, set())
-        members.add(listener)
-        if settings.REDIS_URL and len(members) == 1:
-            self._client()
-            await self.pubsub.subscribe(self.prefix + group)
-            if self.reader is None or self.reader.done():
-                self.reader = self.loop.create_task(self._read())
+        self.members.setdefault(group, set()).add(listener)
+        if settings.REDIS_URL and group not in self.subscribed:
+            await self._follow(group)
 
     async def discard(self, group: str, listener: Listener) -> None:
         members = self.members.get(group)
@@ -225,11 +224,32 @@ class Hub:
         members.discard(listener)
         if not members:
             del self.members[group]
-            if settings.REDIS_URL and self.pubsub is not None:
-                try:
+            if settings.REDIS_URL:
+                await self._follow(group)
+
+    async def _follow(self, group: str) -> None:
+        """Bring the Redis subscription of ``group`` in line with its members, one change at a time.
+
+        Serialised: redis-py's pub/sub connects on its first command, and two first subscribes at
+        once (sockets reconnecting together after a restart) could land on different connections;
+        and a leave racing a join must not end unsubscribed while a socket listens.
+        """
+        async with self.lock:
+            wanted, have = group in self.members, group in self.subscribed
+            if wanted == have:
+                return
+            self._client()
+            try:
+                if wanted:
+                    await self.pubsub.subscribe(self.prefix + group)
+                    self.subscribed.add(group)
+                else:
+                    self.subscribed.discard(group)
                     await self.pubsub.unsubscribe(self.prefix + group)
-                except Exception as error:  # the connection is gone: the subscription went with it
-                    log.warning("could not unsubscribe from %s: %r", group, error)
+            except Exception as error:  # Redis is gone: redis-py subscribes again when it reconnects
+                log.warning("live events: could not change the subscription to %s: %r", group, error)
+            if self.subscribed and (self.reader is None or self.reader.done()):
+                self.reader = self.loop.create_task(self._read())
 
     def deliver(self, groups: dict[str, list[Encoded]]) -> None:
         for group, events in groups.items():
