@@ -21,10 +21,16 @@ class _Capped(Exception):
     """The first, capped search has used its steps."""
 
 
+class _Found(Exception):
+    """A line reaches the most any line can score."""
+
+
 class ParSearch:
     #: steps of the first search, which only looks for a good floor
     FIRST_STEPS = 3000
     cap: int | None = None
+    #: a score no line can beat: reaching it ends the search
+    enough = 10**9
 
     def __init__(self, table: Table, budget: Budget, stock_size: int, *, winnable: bool = True) -> None:
         """``winnable=False`` says the start position is known not to be winnable: then no position
@@ -50,10 +56,9 @@ class ParSearch:
         A search told that some score is already reached prunes far harder than one that has to
         find good lines first.  So a short search with a step cap gives a first floor; then,
         from the bound of the start downwards, each try assumes the par is the target ``T`` and
-        searches for a line above ``T - 10``.  The first try that finds one has found the par (a
-        branch-and-bound search above a floor returns the best score whenever it beats the floor);
-        a try that finds none proves the par is below ``T``.  Once the target falls to the best
-        score already reached, that score is the par.
+        searches for a line above ``T - 10``.  A try that finds none proves the par is below ``T``;
+        so the first try that finds one has found the par and stops there.  Once the target falls
+        to the best score already reached, that score is the par.
         """
         table = self.table
         self.best = table.score(start, self.stock_size)
@@ -63,23 +68,28 @@ class ParSearch:
         if start[0] == table.full or table.frozen(start):
             return
         with deep_recursion():
-            known, known_line = self.best, self.best_line
-            self.cap = self.budget.nodes + self.FIRST_STEPS
             score = table.score(start, self.stock_size)
+            target = score + 10 * self.start_units(start)
+            if self.best >= target:
+                return
+            self.cap = self.budget.nodes + self.FIRST_STEPS
+            self.enough = target
             try:
                 self._search(start, score)
-            except _Capped:
+            except (_Capped, _Found):
                 pass
             self.cap = None
-            if self.best > known:
-                known, known_line = self.best, self.best_line
-            target = score + 10 * self.start_units(start)
+            known, known_line = self.best, self.best_line
             while target > known:
                 self.visited = {}
                 self.path = []
                 self.best, self.best_line = target - 10, []
+                # nothing scores above ``target`` (the try before proved it): a line reaching it is the par
+                self.enough = target
                 try:
                     self._search(start, score)
+                except _Found:
+                    return
                 except OutOfBudget:
                     if self.best <= target - 10:
                         # no line above the target's floor yet: the floor itself was only assumed
@@ -245,3 +255,5 @@ class ParSearch:
         if score > self.best:
             self.best = score
             self.best_line = list(self.path)
+            if score >= self.enough:
+                raise _Found
