@@ -140,6 +140,9 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
     ("race.player_joined", 1): _event(
         "race.player_joined", {"race": _STR, "version": _INT, "player": _PLAYER, "players": _INT}
     ),
+    ("race.player_left", 1): _event(
+        "race.player_left", {"race": _STR, "version": _INT, "player": _PLAYER, "players": _INT, "host": _PLAYER}
+    ),
     ("race.countdown", 1): _event(
         "race.countdown", {"race": _STR, "version": _INT, "starts_at": _STR, "seconds": _INT}
     ),

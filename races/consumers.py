@@ -49,6 +49,7 @@ class RaceConsumer(LiveConsumer):
     def handlers(self) -> dict[str, Handler]:
         return {
             "join": self.on_join,
+            "leave": self.on_leave,
             "start": self.on_start,
             "move": self.on_move,
             "resign": self.on_resign,
@@ -109,6 +110,10 @@ class RaceConsumer(LiveConsumer):
 
     async def on_join(self, content: dict[str, Any], ref: str | None) -> None:
         await db_call(services.race_join)(code=self.code, player=self._player())
+        await self._send_state(await self._state(), ref)
+
+    async def on_leave(self, content: dict[str, Any], ref: str | None) -> None:
+        await db_call(services.race_leave)(code=self.code, player=self._player())
         await self._send_state(await self._state(), ref)
 
     async def on_start(self, content: dict[str, Any], ref: str | None) -> None:

@@ -42,8 +42,18 @@ class Race(models.Model):
     def deal(self) -> Deal:
         return deal_from_seed(get_rules(self.preset), self.seed)
 
+    def expires_at(self) -> dt.datetime:
+        """A lobby nobody starts closes by the clock this long after it opened (``RACE_LOBBY_SECONDS``, 1 h)."""
+        return self.created_at + dt.timedelta(seconds=getattr(settings, "RACE_LOBBY_SECONDS", 3600))
+
+    def is_expired(self, now: dt.datetime) -> bool:
+        return self.status == self.Status.LOBBY and now >= self.expires_at()
+
     def phase(self, now: dt.datetime) -> str:
-        """lobby, countdown, running or finished: the countdown ends by the clock, not by a write."""
+        """lobby, countdown, running or finished: the countdown ends by the clock, not by a write,
+        and so does a lobby nobody started (it shows as finished, with no results)."""
+        if self.is_expired(now):
+            return "finished"
         if self.status == self.Status.STARTED:
             assert self.starts_at is not None
             return "countdown" if now < self.starts_at else "running"

@@ -82,19 +82,21 @@ def race_results(race: Race, entries: list[RaceEntry]) -> list[dict[str, Any]]:
 def race_view(race: Race, entries: list[RaceEntry] | None = None, *, now: dt.datetime | None = None) -> dict[str, Any]:
     """The race as every client sees it: players as summaries, the seed only once it is over."""
     entries = race_entries(race) if entries is None else entries
+    now = now or timezone.now()
     finished = race.status == Race.Status.FINISHED
+    expired = race.is_expired(now)
     return {
         "code": race.code,
         "preset": race.preset,
-        "status": race.phase(now or timezone.now()),
+        "status": race.phase(now),
         "version": race.version,
         "host": player_ref(race.host),
         "countdown": race.countdown,
         "starts_at": _iso(race.starts_at),
-        "finished_at": _iso(race.finished_at),
+        "finished_at": _iso(race.expires_at() if expired else race.finished_at),
         "players": [{"player": player_ref(entry.player), "summary": race_summary(entry)} for entry in entries],
-        "results": race_results(race, entries) if finished else None,
-        "seed": str(race.seed) if finished else None,
+        "results": race_results(race, entries) if finished else [] if expired else None,
+        "seed": str(race.seed) if finished or expired else None,
     }
 
 

@@ -95,12 +95,18 @@ def _bump(race: Race, *fields: str) -> None:
     race.save(update_fields=["version", *fields])
 
 
+def _refuse_if_expired(race: Race) -> None:
+    if race.is_expired(timezone.now()):
+        raise Conflict("this race expired: nobody started it in time; open a new one")
+
+
 def race_join(*, code: str, player: Any) -> Race:
     """Join a race in its lobby (joining twice changes nothing).  Locks the race row."""
     with transaction.atomic():
         race = _locked_race(code)
         if race.entries.filter(player_id=player.pk).exists():
             return race
+        _refuse_if_expired(race)
         if race.status != Race.Status.LOBBY:
             raise Conflict("this race has started: it takes no more players")
         players = race.entries.count()
@@ -126,6 +132,7 @@ def race_start(*, code: str, player: Any, countdown: int | None = None) -> Race:
         race = _locked_race(code)
         if race.host_id != player.pk:
             raise NotHost("only the host starts the race")
+        _refuse_if_expired(race)
         if race.status != Race.Status.LOBBY:
             raise Conflict("this race has started already")
         race.status = Race.Status.STARTED
@@ -228,10 +235,50 @@ def race_resign(*, code: str, player: Any) -> RacePlay:
     with transaction.atomic():
         race = _locked_race(code)
         entry = _playing_entry(race, player)
-        state = race_entry_state(race, entry)
-        entry.outcome = RaceEntry.Outcome.RESIGNED
-        entry.finished_at = timezone.now()
-        entry.save(update_fields=["outcome", "finished_at"])
-        _progress(race, entry)
-        _finish_race_if_over(race, winner=None)
+        return _resign(race, entry)
+
+
+def _resign(race: Race, entry: RaceEntry) -> RacePlay:
+    state = race_entry_state(race, entry)
+    entry.outcome = RaceEntry.Outcome.RESIGNED
+    entry.finished_at = timezone.now()
+    entry.save(update_fields=["outcome", "finished_at"])
+    _progress(race, entry)
+    _finish_race_if_over(race, winner=None)
     return RacePlay(race, entry, state)
+
+
+def race_leave(*, code: str, player: Any) -> Race:
+    """Leave a race.  Locks the race row.
+
+    In the lobby the player's seat is given up (a host who leaves hands the room to the player who
+    joined next; the last one out closes it); once the race has started, leaving gives up the
+    player's game, as resigning does; after the end, or for a game already over, nothing changes.
+    """
+    with transaction.atomic():
+        race = _locked_race(code)
+        entry = race.entries.select_related("player").filter(player_id=player.pk).first()
+        if entry is None:
+            raise NotMember("you have not joined this race")
+        if race.status == Race.Status.FINISHED or race.is_expired(timezone.now()):
+            return race
+        if race.status == Race.Status.STARTED:
+            if not entry.is_finished:
+                _resign(race, entry)
+            return race
+        entry.delete()
+        rest = race_entries(race)
+        fields = []
+        if not rest:
+            race.status, race.finished_at = Race.Status.FINISHED, timezone.now()
+            fields = ["status", "finished_at"]
+        elif race.host_id == player.pk:
+            race.host = rest[0].player
+            fields = ["host"]
+        _bump(race, *fields)
+        events.publish_race_event(
+            code=race.code,
+            event={"type": "race.player_left", "v": 1, "race": race.code, "version": race.version,
+                   "player": player_ref(player), "players": len(rest), "host": player_ref(race.host)},
+        )
+    return race

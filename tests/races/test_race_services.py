@@ -18,6 +18,7 @@ from races.services import (
     NotStarted,
     race_create,
     race_join,
+    race_leave,
     race_move_make,
     race_resign,
     race_start,
@@ -143,3 +144,60 @@ def test_a_race_view_shows_summaries_and_keeps_the_seed_until_the_end(race, play
     assert view["seed"] is None and view["results"] is None
     assert view["players"][0]["summary"]["moves"] == 1
     assert "state" not in view["players"][0]["summary"]
+
+
+def test_a_player_who_leaves_the_lobby_gives_up_the_seat(race, player, other_player, django_capture_on_commit_callbacks, monkeypatch):
+    from games import events
+
+    sent = []
+    monkeypatch.setattr(events, "_send_now", lambda sends: sent.extend(sends))
+    before = Race.objects.get(pk=race.pk).version
+    with django_capture_on_commit_callbacks(execute=True):
+        left = race_leave(code=race.code, player=other_player)
+    assert not RaceEntry.objects.filter(race=race, player=other_player).exists()
+    assert left.version == before + 1 and left.host_id == player.pk
+    (event,) = [event for _, event in sent]
+    assert event["type"] == "race.player_left" and event["players"] == 1 and event["host"]["id"] == player.pk
+    race_join(code=race.code, player=other_player)  # and may come back while the lobby lasts
+
+
+def test_a_host_who_leaves_hands_the_room_on_and_the_last_one_out_closes_it(race, player, other_player):
+    race_leave(code=race.code, player=player)
+    race = Race.objects.get(pk=race.pk)
+    assert race.host_id == other_player.pk and race.status == Race.Status.LOBBY
+    with pytest.raises(NotHost):
+        race_start(code=race.code, player=player, countdown=0)
+    race_leave(code=race.code, player=other_player)
+    race = Race.objects.get(pk=race.pk)
+    assert race.status == Race.Status.FINISHED and not race.entries.exists()
+    with pytest.raises(Conflict):
+        race_join(code=race.code, player=player)
+
+
+def test_leaving_a_running_race_gives_up_the_game(race, player, other_player):
+    started(race, player)
+    race_leave(code=race.code, player=other_player)
+    entry = RaceEntry.objects.get(race=race, player=other_player)
+    assert entry.outcome == RaceEntry.Outcome.RESIGNED
+    assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED, "the host still plays"
+    race_leave(code=race.code, player=player)
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+
+
+def test_only_a_member_leaves(race):
+    with pytest.raises(NotMember):
+        race_leave(code=race.code, player=make_player("carol"))
+
+
+def test_a_lobby_nobody_starts_expires(race, player, settings):
+    settings.RACE_LOBBY_SECONDS = 60
+    Race.objects.filter(pk=race.pk).update(created_at=timezone.now() - dt.timedelta(seconds=61))
+    race = Race.objects.get(pk=race.pk)
+    view = race_view(race)
+    assert view["status"] == "finished" and view["results"] == [] and view["seed"] == str(race.seed)
+    with pytest.raises(Conflict):
+        race_start(code=race.code, player=player, countdown=0)
+    with pytest.raises(Conflict):
+        race_join(code=race.code, player=make_player("carol"))
+    with pytest.raises((NotStarted, GameFinished)):
+        race_move_make(code=race.code, player=player, move="D", seen=0)

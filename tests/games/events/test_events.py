@@ -11,7 +11,7 @@ from games.engine import Game as EngineGame
 from games.engine.solver import solve
 from games.models import Move
 from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
-from races.services import race_create, race_join, race_move_make, race_resign, race_start
+from races.services import race_create, race_join, race_leave, race_move_make, race_resign, race_start
 from tests.factories import make_challenge, make_player
 from tests.sockets import cards_in
 
@@ -53,6 +53,9 @@ def test_every_event_of_a_played_day_matches_its_schema(sent, challenge, player,
         game_move_undo(game_id=practice.pk, player=player, seen=1)
         race = race_create(host=player, preset="classic", seed=1)
         race_join(code=race.code, player=other_player)
+        carol = make_player("carol")
+        race_join(code=race.code, player=carol)
+        race_leave(code=race.code, player=carol)
         race_start(code=race.code, player=player, countdown=0)
         race_move_make(code=race.code, player=player, move=line_of(race.deal)[0], seen=0)
         race_resign(code=race.code, player=player)
