@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.engine import PRESETS
+from piramide_site.inputs import StrictSerializer, require_no_body
 
 from . import selectors, services
 
@@ -80,12 +81,14 @@ class RaceCreateApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(serializers.Serializer):
+    class RaceCreateInputSerializer(StrictSerializer):
+        """The rules of the room; the server draws the deal."""
+
         preset = serializers.ChoiceField(choices=list(PRESETS))
 
-    @extend_schema(request=InputSerializer, responses={201: RaceOutputSerializer})
+    @extend_schema(request=RaceCreateInputSerializer, responses={201: RaceOutputSerializer})
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.RaceCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _race(services.race_create(host=request.user, **data.validated_data), status.HTTP_201_CREATED)
 
@@ -103,6 +106,7 @@ class RaceJoinApi(APIView):
 
     @extend_schema(request=None, responses=RaceOutputSerializer)
     def post(self, request: Request, code: str) -> Response:
+        require_no_body(request)
         return _race(services.race_join(code=code, player=request.user))
 
 
@@ -111,12 +115,14 @@ class RaceStartApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(serializers.Serializer):
+    class RaceStartInputSerializer(StrictSerializer):
+        """How long the countdown lasts."""
+
         countdown = serializers.IntegerField(required=False, help_text="Seconds, from 3 to 30 (default 5).")
 
-    @extend_schema(request=InputSerializer, responses=RaceOutputSerializer)
+    @extend_schema(request=RaceStartInputSerializer, responses=RaceOutputSerializer)
     def post(self, request: Request, code: str) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.RaceStartInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _race(services.race_start(code=code, player=request.user, **data.validated_data))
 
@@ -140,13 +146,15 @@ class RaceMoveMakeApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "moves"
 
-    class InputSerializer(serializers.Serializer):
+    class RaceMoveMakeInputSerializer(StrictSerializer):
+        """One move of my race game."""
+
         move = serializers.CharField(max_length=16, help_text="Engine notation: D, R, 7.1, 7.1+S, B3, T")
         seen = serializers.IntegerField(min_value=0, help_text="How many moves of your race game you have seen.")
 
-    @extend_schema(request=InputSerializer, responses=RaceGameOutputSerializer)
+    @extend_schema(request=RaceMoveMakeInputSerializer, responses=RaceGameOutputSerializer)
     def post(self, request: Request, code: str) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.RaceMoveMakeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _game(services.race_move_make(code=code, player=request.user, **data.validated_data))
 
@@ -156,4 +164,5 @@ class RaceResignApi(APIView):
 
     @extend_schema(request=None, responses=RaceGameOutputSerializer)
     def post(self, request: Request, code: str) -> Response:
+        require_no_body(request)
         return _game(services.race_resign(code=code, player=request.user))

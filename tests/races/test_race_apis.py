@@ -61,3 +61,42 @@ def test_the_race_endpoints_are_in_the_schema(api):
     schema = api.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
     for path in ("/api/races/", "/api/races/{code}/join/", "/api/races/{code}/start/", "/api/races/{code}/moves/"):
         assert path in schema
+
+
+def test_every_race_body_refuses_fields_it_does_not_take(player_api, friend_api, player):
+    from races.services import race_create
+
+    created = player_api.post("/api/races/", {"preset": "classic", "seed": 1}, format="json")
+    assert created.status_code == 400 and "does not take" in created.json()["message"], created.json()
+    assert not Race.objects.exists()
+    race = race_create(host=player, preset="classic", seed=SEED)
+    assert friend_api.post(f"/api/races/{race.code}/join/", {"host": True}, format="json").status_code == 400
+    assert friend_api.post(f"/api/races/{race.code}/join/", "[1]", content_type="application/json").status_code == 400
+    assert [entry.player.username for entry in race.entries.all()] == [player.username]
+    assert friend_api.post(f"/api/races/{race.code}/join/").status_code == 200
+    started = player_api.post(f"/api/races/{race.code}/start/", {"countdown": 0, "seed": 7}, format="json")
+    assert started.status_code == 400 and "does not take" in started.json()["message"]
+    assert player_api.post(f"/api/races/{race.code}/start/", [0], format="json").status_code == 400
+    race.refresh_from_db()
+    assert race.status == Race.Status.LOBBY
+    assert player_api.post(f"/api/races/{race.code}/start/", {"countdown": 0}, format="json").status_code == 200
+    forged = player_api.post(f"/api/races/{race.code}/moves/", {"move": "D", "seen": 0, "score": 999}, format="json")
+    assert forged.status_code == 400 and "does not take" in forged.json()["message"]
+    assert player_api.post(f"/api/races/{race.code}/resign/", {"outcome": "won"}, format="json").status_code == 400
+    game = player_api.get(f"/api/races/{race.code}/game/").json()
+    assert game["moves"] == 0 and game["outcome"] == "in_progress" and game["score"] == 0
+    assert player_api.post(f"/api/races/{race.code}/resign/").json()["outcome"] == "resigned"
+
+
+def test_each_race_body_has_its_own_strict_component_in_the_schema(api):
+    import yaml
+
+    schema = yaml.safe_load(api.get("/api/schema/").content)
+    components = schema["components"]["schemas"]
+    for path, name in (("/api/races/", "RaceCreateInputRequest"), ("/api/races/{code}/start/", "RaceStartInputRequest"),
+                       ("/api/races/{code}/moves/", "RaceMoveMakeInputRequest")):
+        body = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        assert body == {"$ref": f"#/components/schemas/{name}"}
+        assert components[name]["additionalProperties"] is False, name
+    for path in ("/api/races/{code}/join/", "/api/races/{code}/resign/"):
+        assert "requestBody" not in schema["paths"][path]["post"], path
