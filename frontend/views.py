@@ -54,7 +54,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         except ServiceError as error:
             form.add_error(None, error.message)
         else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            login(request, user, backend="accounts.backends.LockoutModelBackend")
             return redirect("frontend:home")
     return render(request, "frontend/signup.html", {"form": form})
 

@@ -119,8 +119,10 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_HTTPONLY = False  # the browser client reads it to send X-CSRFToken
 CSRF_COOKIE_SAMESITE = "Lax"
-# Every way of signing in counts failures; ModelBackend stays listed for sessions made with its name.
-AUTHENTICATION_BACKENDS = ["accounts.backends.LockoutModelBackend", "django.contrib.auth.backends.ModelBackend"]
+# The only backend, so every way of signing in counts failures and checks a password once.
+# Sessions that name Django's ModelBackend (made before) are read as naming it (accounts/sessions.py).
+AUTHENTICATION_BACKENDS = ["accounts.backends.LockoutModelBackend"]
+SESSION_SERIALIZER = "accounts.sessions.SessionSerializer"
 #: Failed sign-ins before a username (or an address) is refused until its window ends.
 SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
 SIGNIN_FAILURES_PER_IP = env("SIGNIN_FAILURES_PER_IP", default="50/15min")
