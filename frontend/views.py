@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django import forms
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from accounts.services import user_create
@@ -25,6 +23,7 @@ from leaderboard.boards import Board
 from piramide_site.errors import ServiceError
 
 from . import selectors
+from .forms import SignUpForm
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -35,15 +34,6 @@ def home(request: HttpRequest) -> HttpResponse:
         "streaks": board_selectors.player_streaks(player_id=request.user.pk) if request.user.is_authenticated else None,
     }
     return render(request, "frontend/home.html", context)
-
-
-class SignUpForm(forms.Form):
-    username = forms.RegexField(r"^[\w.@+-]{3,40}$", max_length=40, label=_("Username"))
-    display_name = forms.CharField(
-        max_length=40, required=False, label=_("Display name"), help_text=_("Shown on leaderboards; defaults to the username.")
-    )
-    email = forms.EmailField(required=False, label=_("E-mail (optional)"))
-    password = forms.CharField(widget=forms.PasswordInput, label=_("Password"))
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -31,6 +31,13 @@ T: dict[str, tuple] = {
     "Sign out": ("Esci", "Salir"),
     "Sign in": ("Accedi", "Entrar"),
     "Sign up": ("Registrati", "Regístrate"),
+    "Too many failed sign-ins: try again in %(minutes)s minute.": (
+        ("Troppi accessi non riusciti: riprova tra %(minutes)s minuto.", "Troppi accessi non riusciti: riprova tra %(minutes)s minuti."),
+        (
+            "Demasiados intentos de acceso fallidos: vuelve a intentarlo en %(minutes)s minuto.",
+            "Demasiados intentos de acceso fallidos: vuelve a intentarlo en %(minutes)s minutos.",
+        ),
+    ),
     "Language": ("Lingua", "Idioma"),
     "Change": ("Cambia", "Cambiar"),
     "Save": ("Salva", "Guardar"),

@@ -1,0 +1,48 @@
+"""The site's forms: sign up, and sign in with the lockout said in words."""
+
+from __future__ import annotations
+
+import math
+
+from django import forms
+from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from accounts.backends import signin_locked_for
+
+
+class SignUpForm(forms.Form):
+    username = forms.RegexField(r"^[\w.@+-]{3,40}$", max_length=40, label=_("Username"))
+    display_name = forms.CharField(
+        max_length=40, required=False, label=_("Display name"), help_text=_("Shown on leaderboards; defaults to the username.")
+    )
+    email = forms.EmailField(required=False, label=_("E-mail (optional)"))
+    password = forms.CharField(widget=forms.PasswordInput, label=_("Password"))
+
+
+def lock_message(seconds: float) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    return ngettext(
+        "Too many failed sign-ins: try again in %(minutes)s minute.",
+        "Too many failed sign-ins: try again in %(minutes)s minutes.",
+        minutes,
+    ) % {"minutes": minutes}
+
+
+class SignInForm(AuthenticationForm):
+    """Django's sign-in form; when the username or the address is locked (accounts/backends.py),
+    it says so and for how long, instead of "wrong username or password".
+
+    The lock is said for unknown usernames alike, so it tells no one which accounts exist."""
+
+    def get_invalid_login_error(self) -> forms.ValidationError:
+        assert self.request is not None
+        # Set by the backend when it refused to check the password; otherwise this failure may
+        # just have reached the limit.
+        seconds = getattr(self.request, "signin_lock_seconds", None) or signin_locked_for(
+            self.cleaned_data.get("username") or "", self.request
+        )
+        if seconds:
+            return forms.ValidationError(lock_message(seconds), code="locked")
+        return super().get_invalid_login_error()

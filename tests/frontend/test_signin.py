@@ -1,0 +1,72 @@
+"""The site's sign-in page says when sign-in is locked, and for how long, in the reader's language."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.factories import make_player
+from tests.hardening.conftest import forget_limits
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "a-long-pass-phrase-42"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_limits(settings: Any) -> Iterator[None]:
+    settings.SIGNIN_FAILURES_PER_USER = "3/15min"
+    settings.SIGNIN_FAILURES_PER_IP = "50/15min"
+    forget_limits()
+    yield
+    forget_limits()
+
+
+def sign_in(client: Client, username: str, password: str) -> str:
+    response = client.post("/signin/", {"username": username, "password": password})
+    assert response.status_code == 200 and "_auth_user_id" not in client.session
+    return response.content.decode()
+
+
+def test_the_page_says_the_account_is_locked_and_for_how_long() -> None:
+    make_player("alice", password=PASSWORD)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.1")
+    for _ in range(2):
+        page = sign_in(client, "alice", "nope")
+        assert "Please enter a correct username and password" in page and "Too many" not in page
+    # The failure that reaches the limit already says so; then even the right password is refused.
+    assert "Too many failed sign-ins: try again in 15 minutes." in sign_in(client, "alice", "nope")
+    assert "Too many failed sign-ins: try again in 15 minutes." in sign_in(client, "alice", PASSWORD)
+    # In the reader's language, and from another address too: the lock is on the name.
+    italian = Client(HTTP_ACCEPT_LANGUAGE="it", REMOTE_ADDR="10.0.0.2")
+    assert "Troppi accessi non riusciti: riprova tra 15 minuti." in sign_in(italian, "alice", PASSWORD)
+    spanish = Client(HTTP_ACCEPT_LANGUAGE="es", REMOTE_ADDR="10.0.0.3")
+    assert "Demasiados intentos de acceso fallidos: vuelve a intentarlo en 15 minutos." in sign_in(spanish, "alice", PASSWORD)
+
+
+def test_an_unknown_name_locks_with_the_same_words(settings: Any) -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.4")
+    for _ in range(3):
+        page = sign_in(client, "nobody", "nope")
+    assert "Too many failed sign-ins: try again in 15 minutes." in page
+
+
+def test_a_short_lock_counts_whole_minutes(settings: Any) -> None:
+    settings.SIGNIN_FAILURES_PER_USER = "1/30s"
+    make_player("bea", password=PASSWORD)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.5")
+    assert "try again in 1 minute." in sign_in(client, "bea", "nope")
+
+
+def test_an_address_lock_is_said_for_every_name(settings: Any) -> None:
+    settings.SIGNIN_FAILURES_PER_IP = "4/15min"
+    for name in ("a1", "a2", "a3", "a4"):
+        page = sign_in(Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.6"), name, "nope")
+    assert "Too many failed sign-ins" in page
+    make_player("carla", password=PASSWORD)
+    assert "Too many failed sign-ins" in sign_in(Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.6"), "carla", PASSWORD)
+    other = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.7")
+    assert other.post("/signin/", {"username": "carla", "password": PASSWORD}).status_code == 302
