@@ -10,8 +10,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game as EngineGame
-from games.models import DailyChallenge, Game
-from games.selectors import challenge_time_zone, challenges_for_day, game_moves, local_today
+from games.models import COMMITMENT_DOMAIN, DailyChallenge, Game
+from games.selectors import challenge_is_over, challenge_time_zone, challenges_for_day, game_moves, local_today
 from leaderboard.models import Score
 
 #: Day 1 of the share text's day count.
@@ -36,6 +36,20 @@ def day_number(date: dt.date) -> int:
     return (date - DAY_ONE).days + 1
 
 
+def fairness(challenge: DailyChallenge) -> dict[str, Any]:
+    """Commit–reveal, as a page shows it: the seed's SHA-256 from scheduling on; the seed itself,
+    and the exact text whose SHA-256 the commitment is, only once the day is over (docs/formats.md)."""
+    over = challenge_is_over(challenge)
+    seed = str(challenge.seed) if over else None
+    return {
+        "commitment": challenge.seed_commitment,
+        "is_over": over,
+        "seed": seed,
+        "preimage": f"{COMMITMENT_DOMAIN}:{challenge.preset}:{seed}" if over else None,
+        "api": f"/api/challenges/{challenge.pk}/",
+    }
+
+
 def home_rows(*, player: Any) -> list[dict[str, Any]]:
     """Today's challenges, each with the player's ranked game and score if any."""
     challenges = challenges_for_day(date=local_today())
@@ -54,6 +68,7 @@ def home_rows(*, player: Any) -> list[dict[str, Any]]:
                 "game": game,
                 "finished": game is not None and game.is_finished,
                 "players": players,
+                "fairness": fairness(challenge),
             }
         )
     return rows

@@ -96,7 +96,13 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         },
         "urls": {"replay": f"/games/{game.pk}/replay.json"},
     }
-    context = {"game": game, "challenge": challenge, "config": config, "label": config["challenge"]["preset_label"]}
+    context = {
+        "game": game,
+        "challenge": challenge,
+        "config": config,
+        "label": config["challenge"]["preset_label"],
+        "fairness": selectors.fairness(challenge),
+    }
     return render(request, "frontend/play.html", context)
 
 
@@ -119,7 +125,8 @@ def room(request: HttpRequest, challenge_id: int) -> HttpResponse:
     challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
     if challenge is None:
         raise Http404
-    return render(request, "frontend/room.html", {"challenge": challenge, "label": selectors.preset_label(challenge.preset)})
+    context = {"challenge": challenge, "label": selectors.preset_label(challenge.preset), "fairness": selectors.fairness(challenge)}
+    return render(request, "frontend/room.html", context)
 
 
 # ----------------------------------------------------------------- boards and people

@@ -31,6 +31,21 @@ T: dict[str, tuple] = {
     "Sign out": ("Esci", "Salir"),
     "Sign in": ("Accedi", "Entrar"),
     "Sign up": ("Registrati", "Regístrate"),
+    "Seed commitment (SHA-256)": ("Impegno sul seme (SHA-256)", "Compromiso de la semilla (SHA-256)"),
+    "A deal fixed in advance": ("Una smazzata fissata in anticipo", "Un reparto fijado de antemano"),
+    "Seed": ("Seme", "Semilla"),
+    "To check it, compute the SHA-256 of this text, as ASCII with nothing after it: it must equal the commitment.": (
+        "Per verificarlo, calcola lo SHA-256 di questo testo, in ASCII e senza nulla dopo: deve essere uguale all'impegno.",
+        "Para comprobarlo, calcula el SHA-256 de este texto, en ASCII y sin nada detrás: debe ser igual al compromiso.",
+    ),
+    "The seed and the deal it gives are also here:": (
+        "Il seme e la smazzata che ne viene sono anche qui:",
+        "La semilla y el reparto que da también están aquí:",
+    ),
+    "The seed that deals this challenge was drawn when it was scheduled and stays secret until the day is over. Then it is published here, with how to check that its SHA-256 is this commitment: the deal cannot have been changed along the way.": (
+        "Il seme che distribuisce le carte di questa sfida è stato estratto quando è stata programmata e resta segreto finché la giornata non è finita. Allora viene pubblicato qui, con il modo di verificare che il suo SHA-256 è questo impegno: la smazzata non può essere stata cambiata nel frattempo.",
+        "La semilla que reparte este desafío se sorteó al programarlo y sigue secreta hasta que termina el día. Entonces se publica aquí, con cómo comprobar que su SHA-256 es este compromiso: el reparto no puede haberse cambiado por el camino.",
+    ),
     "Too many failed sign-ins: try again in %(minutes)s minute.": (
         ("Troppi accessi non riusciti: riprova tra %(minutes)s minuto.", "Troppi accessi non riusciti: riprova tra %(minutes)s minuti."),
         (
