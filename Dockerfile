@@ -1,9 +1,12 @@
 # One image for every role in docker-compose.yml: web (ASGI), worker, beat.
 FROM python:3.11-slim
 
+# uvicorn believes X-Forwarded-For only from FORWARDED_ALLOW_IPS (docker-compose.yml sets it for
+# the web service behind its proxy); run alone, the image trusts no one but itself.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    DJANGO_SETTINGS_MODULE=piramide_site.settings.production
+    DJANGO_SETTINGS_MODULE=piramide_site.settings.production \
+    FORWARDED_ALLOW_IPS=127.0.0.1
 
 WORKDIR /app
 COPY requirements.txt .

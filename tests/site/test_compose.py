@@ -111,3 +111,63 @@ def test_production_settings_refuse_to_start_without_a_secret():
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "piramide_site.settings.production"}
     out = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode != 0 and "DJANGO_SECRET_KEY" in out.stderr
+
+
+def test_web_believes_forwarded_addresses_only_where_only_the_proxy_reaches_it(compose):
+    web = compose["services"]["web"]
+    assert "--proxy-headers" in web["command"]
+    trusted = interpolate(web["environment"]["FORWARDED_ALLOW_IPS"])
+    ports = [interpolate(str(port)) for port in web["ports"]]
+    if "*" in trusted.split(","):
+        assert ports and all(port.startswith("127.0.0.1:") for port in ports), "trusting everyone needs a loopback-only port"
+    # The image alone trusts only itself.
+    assert "FORWARDED_ALLOW_IPS=127.0.0.1" in (ROOT / "Dockerfile").read_text()
+    # The other services do not serve HTTP, and none overrides the web's choice.
+    for name in APP_SERVICES - {"web"}:
+        assert "FORWARDED_ALLOW_IPS" not in compose["services"][name]["environment"], name
+
+
+def client_address_seen(trusted: str | None, tmp_path: Path) -> str:
+    """Start uvicorn as the web service starts it, with FORWARDED_ALLOW_IPS as given, and ask it from
+    127.0.0.2 (not its own address) with an X-Forwarded-For header: which client does the app see?"""
+    import os
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {key: value for key, value in os.environ.items() if key != "FORWARDED_ALLOW_IPS"}
+    if trusted is not None:
+        env["FORWARDED_ALLOW_IPS"] = trusted
+    uvicorn = str(Path(sys.executable).with_name("uvicorn"))
+    log = (tmp_path / f"uvicorn-{port}.log").open("w")
+    server = subprocess.Popen([uvicorn, "tests.site.echo_asgi:app", "--host", "127.0.0.1", "--port", str(port),
+                               "--proxy-headers", "--lifespan", "off"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=2, source_address=("127.0.0.2", 0)) as conn:
+                    conn.sendall(b"GET / HTTP/1.1\r\nHost: piramide.example.org\r\nX-Forwarded-For: 203.0.113.7\r\n"
+                                 b"Connection: close\r\n\r\n")
+                    answer = b""
+                    while chunk := conn.recv(4096):
+                        answer += chunk
+                return answer.decode().split("\r\n\r\n", 1)[1]
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise AssertionError((tmp_path / f"uvicorn-{port}.log").read_text()) from None
+                time.sleep(0.1)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        log.close()
+
+
+def test_uvicorn_takes_the_client_address_from_the_proxy_as_the_compose_file_says(compose, tmp_path):
+    trusted = interpolate(compose["services"]["web"]["environment"]["FORWARDED_ALLOW_IPS"])
+    assert client_address_seen(trusted, tmp_path) == "203.0.113.7"
+    # Without it (uvicorn's default, and the image's), a forwarded address from elsewhere is ignored.
+    assert client_address_seen(None, tmp_path) == "127.0.0.2"
+    assert client_address_seen("127.0.0.1", tmp_path) == "127.0.0.2"
