@@ -57,6 +57,7 @@ def old_session(user: Any, backend: str) -> str:
     return str(session.session_key)
 
 
+@pytest.mark.django_db(transaction=True)  # the socket reads the session from another thread's connection
 @pytest.mark.parametrize("backend", ["django.contrib.auth.backends.ModelBackend", LOCKOUT])
 def test_sessions_made_with_either_backend_name_stay_signed_in(backend):
     user = make_player("fede", password=PASSWORD)

@@ -12,7 +12,8 @@ from django.test import Client
 from games.services import game_move_make, game_ranked_start, game_resign
 from tests.factories import make_challenge, make_player
 
-pytestmark = pytest.mark.django_db
+# The db fixture by name, so the suite-wide fixture wipes Redis leaderboard keys other tests left (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("db")
 
 
 def signed_in(user: Any, language: str = "it") -> Client:
