@@ -69,6 +69,7 @@ def main() -> None:
     seconds: list[float] = []
     cpu_seconds: list[float] = []
     verdicts = {verdict: 0 for verdict in Verdict}
+    undecided: list[int] = []
     par_seconds: list[float] = []
     par_cpu: list[float] = []
     par_exact_cpu: list[float] = []
@@ -84,6 +85,8 @@ def main() -> None:
         seconds.append(elapsed)
         cpu_seconds.append(time.process_time() - cpu_started)
         verdicts[solution.verdict] += 1
+        if solution.verdict is Verdict.UNKNOWN:
+            undecided.append(seed)
         if cpu_seconds[-1] > worst:
             worst_seed, worst = seed, cpu_seconds[-1]
         if solution.verdict is Verdict.WINNABLE:
@@ -112,7 +115,7 @@ def main() -> None:
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
         f"decided {100 * decided / args.deals:.1f}% · winnable {100 * verdicts[Verdict.WINNABLE] / args.deals:.2f}% "
-        f"· unknown {verdicts[Verdict.UNKNOWN]}"
+        f"· unknown {verdicts[Verdict.UNKNOWN]}" + (f" (seeds {' '.join(map(str, undecided))})" if undecided else "")
     )
     print(timing_line("solve, CPU time of this process", cpu_seconds, worst_seed))
     print(timing_line("solve, wall clock", seconds))
