@@ -133,6 +133,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
@@ -162,7 +163,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     def cookie(user: Any) -> str:
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         return str(session.session_key)
