@@ -20,9 +20,9 @@ from asgiref.sync import SyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.consumer import get_handler_name
 from django.conf import settings
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 
-from piramide_site.errors import NotFound, ServiceError
+from piramide_site.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
 
 from . import events, live, services
 
@@ -226,6 +226,11 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             if handler is None:
                 raise BadMessage(f"unknown message type {content.get('type')!r}")
             await handler(content, ref)
+        except (OperationalError, InterfaceError):
+            # The database is down: nothing was stored (each service commits in one transaction),
+            # so the client is told to retry, as REST answers 503, and the socket stays open.
+            await self.send_error("unavailable", UNAVAILABLE_MESSAGE, ref, retry_after=UNAVAILABLE_RETRY_AFTER)
+            return
         except ServiceError as error:
             self.refused_in_row += 1
             code = SOCKET_CODES.get(error.code, error.code)

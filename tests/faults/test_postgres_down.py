@@ -76,10 +76,10 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
         except Exception as error:  # the socket closed: say how
             return f"{type(error).__name__}: {error}"
 
-    # Recorded, not asserted: what a socket sees when its move meets the outage.
+    # A socket move that meets the outage is answered with a typed error; the socket stays open.
     socket_answer = loop.run_until_complete(socket_move())
-    print("a socket move while Postgres is down:", socket_answer)
-    assert not (isinstance(socket_answer, dict) and socket_answer["type"] == "move.ok")
+    assert isinstance(socket_answer, dict) and socket_answer["type"] == "error", socket_answer
+    assert socket_answer["code"] == "unavailable" and socket_answer["retry_after"] == 5, socket_answer
 
     # A verification that meets the outage is retried, not lost.
     broker = Celery(broker=stack.redis.url())
