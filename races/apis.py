@@ -110,6 +110,18 @@ class RaceJoinApi(APIView):
         return _race(services.race_join(code=code, player=request.user))
 
 
+class RaceLeaveApi(APIView):
+    """Leave the room: in the lobby the seat is given up (the host's room passes to the next
+    player, the last one out closes it); during the race, leaving gives up my game."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=RaceOutputSerializer)
+    def post(self, request: Request, code: str) -> Response:
+        require_no_body(request)
+        return _race(services.race_leave(code=code, player=request.user))
+
+
 class RaceStartApi(APIView):
     """The host starts the countdown."""
 

@@ -153,6 +153,7 @@ T: dict[str, tuple] = {
     "Link to this race": ("Link a questa gara", "Enlace a esta carrera"),
     "Copy link": ("Copia link", "Copiar enlace"),
     "Join the race": ("Partecipa alla gara", "Unirse a la carrera"),
+    "Leave the room": ("Lascia la stanza", "Salir de la sala"),
     "Start the countdown": ("Avvia il conto alla rovescia", "Iniciar la cuenta atrás"),
     "Players": ("Giocatori", "Jugadores"),
     "Results": ("Risultati", "Resultados"),

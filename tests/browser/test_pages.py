@@ -102,6 +102,13 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
     assert host.locator(".race .join").is_hidden() and friend.locator(".race .join").is_hidden()
     assert host.locator(".race .start").is_visible() and friend.locator(".race .start").is_hidden()
 
+    # A friend who leaves the lobby disappears from the host's list, and may come back.
+    friend.click(".race .leave")
+    host.wait_for_selector("[data-list=players] li:nth-child(2)", state="detached")
+    friend.wait_for_selector(".race .join:not([hidden])")
+    friend.click(".race .join")
+    host.wait_for_selector("[data-list=players] li:nth-child(2)")
+
     host.screenshot(path=str(ARTIFACTS / "race-lobby.png"))
     host.click(".race .start")
     for page in (host, friend):

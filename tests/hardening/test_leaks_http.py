@@ -75,7 +75,7 @@ def scan_response(scanner: Scanner, response: Any, hidden: set[str], where: str)
 
 #: POSTs that would change who the viewer is mid-scan (start, join, resign, sign out) are left
 #: out; everything else is posted an empty body and a few moves that name hidden places.
-STATE_CHANGING = ("ranked", "practice", "resign", "signout", "join", "start", "language", "password")
+STATE_CHANGING = ("ranked", "practice", "resign", "leave", "signout", "join", "start", "language", "password")
 PROBE_MOVES = ("1.1", "1.1+2.1", "2.1+S", "S", "W", "W+S", "T", "B1", "R", "1.1+S", "7.1+S", "9.9")
 
 

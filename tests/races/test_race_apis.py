@@ -59,7 +59,7 @@ def test_race_errors_keep_the_api_shape(player_api, friend_api, player):
 
 def test_the_race_endpoints_are_in_the_schema(api):
     schema = api.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
-    for path in ("/api/races/", "/api/races/{code}/join/", "/api/races/{code}/start/", "/api/races/{code}/moves/"):
+    for path in ("/api/races/", "/api/races/{code}/join/", "/api/races/{code}/leave/", "/api/races/{code}/start/", "/api/races/{code}/moves/"):
         assert path in schema
 
 
@@ -100,3 +100,29 @@ def test_each_race_body_has_its_own_strict_component_in_the_schema(api):
         assert components[name]["additionalProperties"] is False, name
     for path in ("/api/races/{code}/join/", "/api/races/{code}/resign/"):
         assert "requestBody" not in schema["paths"][path]["post"], path
+
+
+def test_leaving_over_rest_hands_the_room_on_and_the_last_one_out_closes_it(player_api, friend_api, player):
+    from races.services import race_create
+
+    race = race_create(host=player, preset="classic", seed=SEED)
+    assert friend_api.post(f"/api/races/{race.code}/leave/").json()["error"] == "not_member"
+    friend_api.post(f"/api/races/{race.code}/join/")
+    assert player_api.post(f"/api/races/{race.code}/leave/", {"host": 1}, format="json").status_code == 400
+    left = player_api.post(f"/api/races/{race.code}/leave/")
+    assert left.status_code == 200, left.json()
+    assert [row["player"]["display_name"] for row in left.json()["players"]] == ["Bob"]
+    assert left.json()["host"]["display_name"] == "Bob" and left.json()["status"] == "lobby"
+    closed = friend_api.post(f"/api/races/{race.code}/leave/")
+    assert closed.json()["status"] == "finished" and closed.json()["players"] == []
+
+
+def test_leaving_a_running_race_over_rest_gives_up_my_game(player_api, friend_api, player):
+    from races.services import race_create
+
+    race = race_create(host=player, preset="classic", seed=SEED)
+    friend_api.post(f"/api/races/{race.code}/join/")
+    assert player_api.post(f"/api/races/{race.code}/start/", {"countdown": 0}, format="json").status_code == 200
+    assert friend_api.post(f"/api/races/{race.code}/leave/").status_code == 200
+    assert friend_api.get(f"/api/races/{race.code}/game/").json()["outcome"] == "resigned"
+    assert player_api.get(f"/api/races/{race.code}/game/").json()["outcome"] == "in_progress"

@@ -131,6 +131,7 @@ function showRace(state) {
   root.querySelector(".share-link").value = location.href;
   root.querySelector(".join").hidden = state.me.member || race.status !== "lobby";
   root.querySelector(".start").hidden = !state.me.host || race.status !== "lobby";
+  root.querySelector(".leave").hidden = !state.me.member || race.status !== "lobby";
   showPlayers();
   if (race.status === "lobby") status(state.me.member ? _("Waiting for the host to start…") : _("Join to race."));
   if (race.status === "countdown" && race.starts_at) countdown(race.starts_at);
@@ -156,6 +157,7 @@ socket = new LiveSocket(socketUrl(`/ws/races/${code}/`), {
         showRace(message);
         break;
       case "race.player_joined":
+      case "race.player_left":
         socket.send({ type: "sync" });
         break;
       case "race.countdown":
@@ -196,6 +198,11 @@ root.querySelector(".join").addEventListener("click", async () => {
 });
 root.querySelector(".start").addEventListener("click", async () => {
   const answer = await socket.request({ type: "start", countdown: 3 });
+  if (answer.type === "race.state") showRace(answer);
+  else status(answer.message);
+});
+root.querySelector(".leave").addEventListener("click", async () => {
+  const answer = await socket.request({ type: "leave" });
   if (answer.type === "race.state") showRace(answer);
   else status(answer.message);
 });
