@@ -6,6 +6,7 @@ import hashlib
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from games.engine import PRESETS, Deal, deal_from_seed, get_rules
 
@@ -48,6 +49,9 @@ class DailyChallenge(models.Model):
     verify_seconds = models.FloatField(null=True, blank=True)
     verify_error = models.TextField(blank=True)
     verified_at = models.DateTimeField(null=True, blank=True)
+    #: When the current verification was asked for (status pending) or started (running): a
+    #: challenge left in either long after it was lost with its task (a flushed broker).
+    verify_requested_at = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -112,10 +112,44 @@ def challenge_verification_request(*, challenge_id: int) -> DailyChallenge:
         challenge = DailyChallenge.objects.select_for_update().filter(pk=challenge_id).first()
         if challenge is None:
             raise NotFound(f"there is no challenge {challenge_id}")
-        challenge.status = DailyChallenge.Status.PENDING
-        challenge.save(update_fields=["status"])
+        challenge.status, challenge.verify_requested_at = DailyChallenge.Status.PENDING, timezone.now()
+        challenge.save(update_fields=["status", "verify_requested_at"])
         _enqueue_verification(challenge.pk)
     return challenge
+
+
+def verification_stuck_after() -> float:
+    """Seconds after which a pending or running verification has been lost: longer than the
+    broker takes to hand back the task of a vanished worker, plus the longest a task may run."""
+    from piramide_site.celery import app
+
+    visibility = float((app.conf.broker_transport_options or {}).get("visibility_timeout", 3600))
+    return visibility + float(app.conf.task_time_limit or 0)
+
+
+def challenges_requeue_stuck(*, now: dt.datetime | None = None) -> list[int]:
+    """Enqueue again the verifications left pending or running for longer than any task can take.
+
+    A task lost with the broker (Redis flushed or replaced) never comes back, and one whose
+    worker died comes back only after the broker's visibility timeout: past both, the challenge
+    is stuck.  Verifying twice is harmless (challenge_verify), so the cut-off only saves work.
+    Locks the stuck challenges, skipping any another worker holds.
+    """
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(seconds=verification_stuck_after())
+    stuck_statuses = (DailyChallenge.Status.PENDING, DailyChallenge.Status.RUNNING)
+    with transaction.atomic():
+        stuck = list(
+            DailyChallenge.objects.select_for_update(skip_locked=True).filter(
+                status__in=stuck_statuses, verify_requested_at__lt=cutoff
+            )
+        )
+        for challenge in stuck:
+            log.warning("challenge %s has been %s since %s: verifying it again", challenge.pk, challenge.status, challenge.verify_requested_at)
+            challenge.status, challenge.verify_requested_at = DailyChallenge.Status.PENDING, now
+            challenge.save(update_fields=["status", "verify_requested_at"])
+            _enqueue_verification(challenge.pk)
+    return [challenge.pk for challenge in stuck]
 
 
 def challenge_verify(*, challenge_id: int) -> DailyChallenge | None:
@@ -130,8 +164,8 @@ def challenge_verify(*, challenge_id: int) -> DailyChallenge | None:
         if challenge is None:
             log.warning("challenge %s is gone; nothing to verify", challenge_id)
             return None
-        challenge.status = DailyChallenge.Status.RUNNING
-        challenge.save(update_fields=["status"])
+        challenge.status, challenge.verify_requested_at = DailyChallenge.Status.RUNNING, timezone.now()
+        challenge.save(update_fields=["status", "verify_requested_at"])
         preset, seed = challenge.preset, challenge.seed
     try:
         fields = _verify_deal(preset, seed)

@@ -38,7 +38,9 @@ def challenge_replace_task(challenge_id: int) -> str:
 
 @shared_task(**DATABASE_RETRY)
 def challenges_fill_task() -> list[str]:
-    """Fan out: one task per missing (date, preset), so no single task runs for many solves."""
+    """Fan out: one task per missing (date, preset), so no single task runs for many solves; and
+    verifications lost with their task (a flushed broker) are enqueued again."""
+    services.challenges_requeue_stuck()
     missing = services.challenges_missing()
     for date, preset in missing:
         challenge_fill_task.delay(date.isoformat(), preset)
