@@ -218,6 +218,10 @@ T: dict[str, tuple] = {
     "%(a)s and %(b)s removed": ("%(a)s e %(b)s tolti", "%(a)s y %(b)s retirados"),
     "Not allowed: %(reason)s": ("Mossa non valida: %(reason)s", "Jugada no válida: %(reason)s"),
     "the server refused the move": ("il server ha rifiutato la mossa", "el servidor rechazó la jugada"),
+    "The move was not made: the server is busy, try again in a few seconds.": (
+        "La mossa non è stata fatta: il server è occupato, riprova tra qualche secondo.",
+        "La jugada no se hizo: el servidor está ocupado, inténtalo de nuevo en unos segundos.",
+    ),
     "Drag a card onto its partner to pair them": ("Trascina una carta sulla compagna per accoppiarle", "Arrastra una carta sobre su pareja para emparejarlas"),
     "Selection cleared": ("Selezione annullata", "Selección anulada"),
     "%(card)s is not free": ("%(card)s non è libera", "%(card)s no está libre"),

@@ -8,6 +8,8 @@ import { localReason } from "./reasons.js";
 
 const _ = (s) => (window.gettext ? window.gettext(s) : s);
 const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
+// Refusals that say "not now" rather than "not by the rules" (socket and REST codes).
+const RETRY_LATER = new Set(["unavailable", "rate_limited", "throttled"]);
 
 export class Table {
   constructor(root, { game, transport, onChange, onFinished }) {
@@ -143,6 +145,11 @@ export class Table {
     for (const ref of move.split("+")) {
       const el = this.board.cardEl(ref);
       if (el) el.classList.add("refused");
+    }
+    if (RETRY_LATER.has(result.code)) {
+      // Not a rule: the server could not take the move now (database down, too many moves).
+      this.flash(_("The move was not made: the server is busy, try again in a few seconds."));
+      return;
     }
     this.flash(fmt(_("Not allowed: %(reason)s"), { reason: localReason(result.message) || _("the server refused the move") }));
   }
