@@ -138,22 +138,28 @@ class Game:
 
     # ----------------------------------------------------------------- moves
 
-    def _candidate_moves(self) -> list[Move]:
-        """Every legal move, ignoring whether the game has already ended."""
+    @cached_property
+    def _removals(self) -> tuple[tuple[Move, tuple[Card, ...]], ...]:
+        """Every king and pair the rules allow now, each with its cards."""
         rules = self.rules
         value = rules.value
         playable = self._playable()
-        moves: list[Move] = []
+        removals: list[tuple[Move, tuple[Card, ...]]] = []
         for i, (ref, card) in enumerate(playable):
             deep = ref.place is Place.WASTE and ref.depth > 1
             if value(card.rank) == rules.king_value and not deep:
-                moves.append(remove(ref))
+                removals.append((remove(ref), (card,)))
                 continue
             for other_ref, other in playable[i + 1 :]:
                 if value(card.rank) + value(other.rank) != rules.pair_sum:
                     continue
                 if self._pair_refusal(ref, other_ref) is None:
-                    moves.append(remove(ref, other_ref))
+                    removals.append((remove(ref, other_ref), (card, other)))
+        return tuple(removals)
+
+    def _candidate_moves(self) -> list[Move]:
+        """Every legal move, ignoring whether the game has already ended."""
+        moves: list[Move] = [move for move, _ in self._removals]
         if self._draw_refusal() is None:
             moves.append(DRAW)
         if self._recycle_refusal() is None:
@@ -211,6 +217,13 @@ class Game:
 
     def _draw_refusal(self) -> str | None:
         if self.stock:
+            if self.rules.draw_only_when_stuck and self._removals:
+                move, cards = self._removals[0]
+                if len(cards) == 1:
+                    can = f"{cards[0].label} ({move}) counts {self.rules.king_value} and leaves alone"
+                else:
+                    can = f"{cards[0].label} + {cards[1].label} ({move}) make {self.rules.pair_sum}"
+                return f"you may draw only when nothing can be removed: {can}"
             return None
         if self.recycles_left > 0 and (self.waste or self.drawn is not None):
             return "the stock is empty: turn the waste over with R"

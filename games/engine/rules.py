@@ -40,6 +40,8 @@ class Rules:
     house_waste_reach: int = 0
     #: House rule: after three draws and no pair, the three drawn cards may go back under the stock.
     house_return_three: bool = False
+    #: A card may be drawn only when nothing can be removed (no pair and no king among the cards in play).
+    draw_only_when_stuck: bool = False
     #: rank -> value, filled in from ``ranks``
     values: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
@@ -79,7 +81,18 @@ PRESETS: dict[str, Rules] = {
         Rules("classic", FULL_RANKS, 1, 7, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True),
         Rules("one-pass", FULL_RANKS, 1, 7, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True),
         Rules("egyptian", FULL_RANKS, 1, 7, 13, 2, StockModel.WASTE_ONLY),
-        Rules("forty", SHORT_RANKS, 1, 6, 10, 1, StockModel.DRAWN_AND_WASTE, stock_waste_pairs=True, face_down=True),
+        Rules(
+            "forty",
+            SHORT_RANKS,
+            1,
+            6,
+            10,
+            1,
+            StockModel.DRAWN_AND_WASTE,
+            stock_waste_pairs=True,
+            face_down=True,
+            draw_only_when_stuck=True,
+        ),
         Rules("forty-open", SHORT_RANKS, 1, 6, 10, 2, StockModel.WASTE_ONLY),
         Rules(
             "forty-house",

@@ -39,6 +39,9 @@ class ParSearch:
         self.budget = budget
         self.stock_size = stock_size
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
+        #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
+        self.seen: set[Position] = set()
+        self.stuck = table.stuck_draws
         outside_pairs = table.stock_waste_pairs or table.reach > 1
         self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time, clears=winnable)
         self.stack = StackMax(table, self.relaxed)
@@ -82,6 +85,7 @@ class ParSearch:
             known, known_line = self.best, self.best_line
             while target > known:
                 self.visited = {}
+                self.seen = set()
                 self.path = []
                 self.best, self.best_line = target - 10, []
                 # nothing scores above ``target`` (the try before proved it): a line reaching it is the par
@@ -198,11 +202,18 @@ class ParSearch:
 
     def _search(self, position: Position, score: int) -> None:
         table = self.table
-        key, code = self._key(position)
-        covered = self.visited.get(key)
-        if covered is not None and covered <= code:
-            return
-        self.visited[key] = code
+        stuck = self.stuck
+        covered: int | None = None
+        if stuck:
+            if position in self.seen:
+                return
+            self.seen.add(position)
+        else:
+            key, code = self._key(position)
+            covered = self.visited.get(key)
+            if covered is not None and covered <= code:
+                return
+            self.visited[key] = code
         if position[0] == table.full or table.frozen(position):
             self._reached(score)
             return
@@ -236,6 +247,9 @@ class ParSearch:
             if house:
                 break
             if position[1]:
+                if stuck and removals:
+                    # a king or pair can go here, so no draw: only the removals just tried
+                    break
                 step = (DRAW_KIND, 0, 0)
             elif position[4] < table.recycles and (position[2] or position[3]):
                 step = (RECYCLE_KIND, 0, 0)
@@ -244,7 +258,11 @@ class ParSearch:
             position = table.apply(position, step)
             if step[0] == RECYCLE_KIND:
                 score -= 10
-            if covered is not None and self._key(position)[1] >= covered:
+            if stuck:
+                if position in self.seen:
+                    break
+                self.seen.add(position)
+            elif covered is not None and self._key(position)[1] >= covered:
                 break
             self.path.append(step)
             steps += 1

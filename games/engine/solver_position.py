@@ -63,6 +63,8 @@ class Table:
         self.return_three = rules.house_return_three
         self.house = rules.house_put_back or rules.house_return_three
         self.recycles = rules.recycles
+        #: a draw only when no king or pair can go (forty): draws no longer run freely along a stretch
+        self.stuck_draws = rules.draw_only_when_stuck
         #: position i and every position covering it, directly or through others
         self.below = tuple(self._cone(i) for i in range(self.size))
         #: positions whose card lies above or below position i (i included): never i's partner
@@ -181,7 +183,8 @@ class Table:
         _, stock, waste, drawn, recycles, house = position
         moves: list[SolverMove] = []
         if stock:
-            moves.append((DRAW_KIND, 0, 0))
+            if not self.stuck_draws or not self.removals(position):
+                moves.append((DRAW_KIND, 0, 0))
         elif recycles < self.recycles and (waste or drawn):
             moves.append((RECYCLE_KIND, 0, 0))
         if self.put_back and house & HOUSE_LAST_DRAW and stock:

@@ -109,6 +109,9 @@ def partner_count(table: Table, position: Position, place: int) -> int:
 def forced_move(table: Table, position: Position, removals: list[SolverMove]) -> SolverMove | None:
     """A removal that some winning line makes now whenever the position can be won at all."""
     house = table.house
+    if table.stuck_draws and position[4] < table.recycles:
+        # a recycle may take a card out of play while a removal waits (docs/solver.md, rules 1 and 2)
+        return None
     for move in removals:
         a, b = move[1], move[2]
         if b == NO_CARD:
@@ -143,6 +146,9 @@ class WinSearch:
         self.relaxation = Relaxation(table, budget.check_time)
         self.stack = StackRelaxation(table, self.relaxation)
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
+        #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
+        self.seen: set[Position] = set()
+        self.stuck = table.stuck_draws
         self.line: list[SolverMove] = []
         self.drawn_model = int(table.drawn_model)
         self.house = table.house
@@ -191,11 +197,18 @@ class WinSearch:
 
     def _search(self, position: Position, bag: int) -> bool:
         table = self.table
-        key, code = self._key(position)
-        covered = self.visited.get(key)
-        if covered is not None and covered <= code:
-            return False
-        self.visited[key] = code
+        stuck = self.stuck
+        covered: int | None = None
+        if stuck:
+            if position in self.seen:
+                return False
+            self.seen.add(position)
+        else:
+            key, code = self._key(position)
+            covered = self.visited.get(key)
+            if covered is not None and covered <= code:
+                return False
+            self.visited[key] = code
         # one position at a time while the house rules still look back at the first draws
         single = self.house and not self.settled(position)
         steps: list[SolverMove] = []
@@ -247,6 +260,9 @@ class WinSearch:
                 return False
             # on to the next pointer: draw, or recycle once the stock is out
             if position[1]:
+                if stuck and removals:
+                    # a king or pair can go here, so no draw: only the removals just tried
+                    return False
                 step = (DRAW_KIND, 0, 0)
             elif position[4] < table.recycles and (position[2] or position[3]):
                 step = (RECYCLE_KIND, 0, 0)
@@ -256,7 +272,11 @@ class WinSearch:
                 stock_bag -= 1 << BITS * position[1][0]
                 waste_bag += 1 << BITS * position[1][0]
             position = table.apply(position, step)
-            if covered is not None and self._key(position)[1] >= covered:
+            if stuck:
+                if position in self.seen:
+                    return False
+                self.seen.add(position)
+            elif covered is not None and self._key(position)[1] >= covered:
                 return False
             steps.append(step)
 

@@ -12,6 +12,8 @@ from .builders import deal_with, game_with
 CLASSIC_PYRAMID = "2c 2d 2h 2s 3c 3d 3h 3s 4c 4d 4h 4s 5d 5h 5s 6c 6d 6h 7c 7d 7s Kc 8c 5c Qc Ac 9d Td"
 CLASSIC_STOCK = "Jc 9s Kh Ts Qs As"
 FORTY_PYRAMID = "Ac Ad Ah As 2d 2h 2s 4c 4d 4h 4s 6c 6d 6h 6s 7c 7d 7h Kc 2c 3c"
+#: The same with a base row (7 7 7 Q 2 5) that holds no king and no pair: forty may draw at once.
+FORTY_STUCK = FORTY_PYRAMID.replace("Kc 2c 3c", "Qc 2c 5c")
 
 #: A three-card pyramid (a king on top of a queen and a king) for whole games in a few moves.
 MINI = Rules("mini", FULL_RANKS, 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True)
@@ -162,14 +164,46 @@ def test_forty_card_turns_face_up_when_freed() -> None:
 
 
 def test_forty_drawn_card_plays_then_goes_to_the_waste_on_the_next_draw() -> None:
-    game = Game.start(deal_with("forty", FORTY_PYRAMID, "Jd 3d"))
+    game = Game.start(deal_with("forty", FORTY_STUCK, "Qd 3d Jd"))
     refused(game, "S", r"draw a card first \(D\)")
     first = game.apply(DRAW)
-    assert first.visible()["drawn"] == "Jd" and first.waste == ()
-    assert "6.5+S" in moves_of(first)  # J counts 8: 8 + 2 = 10
+    assert first.visible()["drawn"] == "Qd" and first.waste == ()
+    assert moves_of(first) == {"D"}  # Q counts 9 and no free ace: nothing pairs
     second = first.apply(DRAW)
-    assert second.visible()["drawn"] == "3d" and [str(c) for c in second.waste] == ["Jd"]
-    assert {"6.5+W", "6.2+S"} <= moves_of(second)
+    assert second.visible()["drawn"] == "3d" and [str(c) for c in second.waste] == ["Qd"]
+    assert {"6.1+S", "6.2+S", "6.3+S"} == moves_of(second)
+    third = second.apply(parse_move("6.2+S")).apply(DRAW)
+    assert third.visible()["drawn"] == "Jd" and [str(c) for c in third.waste] == ["Qd"]
+    assert "6.5+S" in moves_of(third)  # J counts 8: 8 + 2 = 10
+
+
+# --------------------------------------------------------------------- forty: draw only when stuck
+
+
+def test_forty_draws_only_when_nothing_can_be_removed() -> None:
+    """*Quando non so può più levare nulla ... allora si può prendere una carta dal tallone.*"""
+    game = Game.start(deal_with("forty", FORTY_PYRAMID, "Qd"))
+    assert "D" not in moves_of(game) and "6.1+6.6" in moves_of(game)
+    refused(game, "D", r"you may draw only when nothing can be removed: 7♣ \+ 3♣ \(6\.1\+6\.6\) make 10")
+    stuck = Game.start(deal_with("forty", FORTY_STUCK, "Jd Qd"))
+    assert moves_of(stuck) == {"D"}
+    # the drawn card pairs with the 2 at 6.5: it must go (or another removal be made) before the next draw
+    drawn = stuck.apply(DRAW)
+    assert moves_of(drawn) == {"6.5+S"}
+    refused(drawn, "D", r"nothing can be removed: 2♣ \+ J♦ \(6\.5\+S\) make 10")
+    assert "D" in moves_of(drawn.apply(parse_move("6.5+S")))
+
+
+def test_forty_a_king_in_play_must_go_before_the_next_draw() -> None:
+    game = Game.start(deal_with("forty", FORTY_STUCK, "Kd Qd")).apply(DRAW)
+    assert moves_of(game) == {"S"}
+    refused(game, "D", r"nothing can be removed: K♦ \(S\) counts 10 and leaves alone")
+
+
+def test_forty_open_and_forty_house_draw_whenever_the_stock_has_cards() -> None:
+    for preset in ("forty-open", "forty-house"):
+        game = Game.start(deal_with(preset, FORTY_PYRAMID, "Qd"))
+        assert {"D", "6.1+6.6", "6.4"} <= moves_of(game), preset
 
 
 # --------------------------------------------------------------------- forty-house: the three house rules
@@ -218,7 +252,7 @@ def test_house_rules_are_refused_in_other_presets() -> None:
 
 
 def test_visible_shows_stock_and_face_down_cards_only_as_counts() -> None:
-    game = game_with("forty", FORTY_PYRAMID, "Jd 3d", "D")
+    game = game_with("forty", FORTY_STUCK, "Qd 3d", "D")
     view = game.visible()
     assert view["stock"] == {"count": 18, "top": None}
     text = repr(view)

@@ -49,6 +49,12 @@ VARIANTS = {
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
         ("-house", variant(WASTE, 1, 3, (1, 2, 3), 4, **HOUSE)),
         ("-house", variant(WASTE, 1, 4, (1, 2, 3, 4), 5, **HOUSE)),
+        # forty's "draw only when nothing can be removed", on every stock model
+        ("-stuck", variant(DRAWN, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, face_down=True, draw_only_when_stuck=True)),
+        ("-stuck", variant(DRAWN, 2, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True, draw_only_when_stuck=True)),
+        ("-stuck", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True, draw_only_when_stuck=True)),
+        ("-stuck", variant(WASTE, 2, 3, (1, 2, 3), 4, draw_only_when_stuck=True)),
+        ("-house-stuck", variant(WASTE, 1, 3, (1, 2, 3), 4, draw_only_when_stuck=True, **HOUSE)),
     ]
 }
 
