@@ -123,6 +123,18 @@ class RandomPlay(RuleBasedStateMachine):
         assert record.replay() == self.game
 
     @invariant()
+    def forty_draws_only_when_nothing_can_be_removed(self) -> None:
+        game = self.game
+        moves = game.legal_moves()
+        removals = [move for move in moves if move.kind is Kind.REMOVE]
+        if game.rules.draw_only_when_stuck:
+            assert not (DRAW in moves and removals), "seed 002: a draw only when nothing can be removed"
+        elif game.stock and game.outcome is Outcome.IN_PROGRESS:
+            assert DRAW in moves
+        if game.outcome is Outcome.IN_PROGRESS:
+            assert moves, "a game in progress always has a move"
+
+    @invariant()
     def double_never_runs_dry_before_the_last_pass(self) -> None:
         game = self.game
         if game.rules.name == "double" and game.outcome is not Outcome.WON:
