@@ -10,6 +10,7 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -76,8 +77,39 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=0))
 # A kept connection is checked before reuse, so the first request after Postgres came back gets a
-# fresh connection instead of a 500 on the dead one (tests/faults/test_postgres_down.py).
+# fresh connection instead of a 500 on the dead one (tests/faults/test_postgres_down.py).  With
+# the pool below, the same setting makes the pool check each connection it hands out.
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
+#: Connections each process keeps open in its pool, and at most holds (0: no pool).  Under ASGI
+#: Django serves every HTTP request on a thread of its own, each with its own connection: without
+#: a pool, requests in flight are connections, and a burst exhausts Postgres' max_connections
+#: (100 by default).  With it, a process never holds more than DJANGO_DB_POOL_MAX, and a request
+#: that finds them all busy waits up to DJANGO_DB_POOL_TIMEOUT seconds, then gets a 503.
+DB_POOL_MIN = env.int("DJANGO_DB_POOL_MIN", default=2)
+DB_POOL_MAX = env.int("DJANGO_DB_POOL_MAX", default=20)
+DB_POOL_TIMEOUT = env.float("DJANGO_DB_POOL_TIMEOUT", default=10.0)
+#: Postgres only; Django's pool refuses persistent connections, so a positive DJANGO_CONN_MAX_AGE
+#: chooses them instead of the pool.
+DB_POOLED = (
+    DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    and DB_POOL_MAX > 0
+    and DATABASES["default"]["CONN_MAX_AGE"] == 0
+)
+if DB_POOLED:
+    if not 0 <= DB_POOL_MIN <= DB_POOL_MAX:
+        raise ImproperlyConfigured(
+            f"DJANGO_DB_POOL_MIN ({DB_POOL_MIN}) must be between 0 and DJANGO_DB_POOL_MAX ({DB_POOL_MAX})"
+        )
+    if DB_POOL_TIMEOUT <= 0:
+        raise ImproperlyConfigured(f"DJANGO_DB_POOL_TIMEOUT ({DB_POOL_TIMEOUT}) must be positive")
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": DB_POOL_MIN,
+        "max_size": DB_POOL_MAX,
+        "timeout": DB_POOL_TIMEOUT,
+    }
+#: Seconds a socket's worker thread keeps its database connection (games/consumers.py).  With the
+#: pool, each call takes one from the pool and gives it back, so the threads hold none between calls.
+LIVE_DB_CONN_MAX_AGE = 0 if DB_POOLED else 300
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")
@@ -109,6 +141,16 @@ else:
 # ----------------------------------------------------------------- accounts
 
 AUTH_USER_MODEL = "accounts.User"
+# Argon2 first: Django's recommended hasher, and cheaper per sign-in than 1,000,000 rounds of
+# PBKDF2 (docs/operations.md).  The PBKDF2 hashers stay after it, so passwords hashed with them
+# still verify, and are re-hashed with Argon2 at their next sign-in.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
