@@ -87,10 +87,6 @@ def server_env(database_url: str, redis_url: str, prefix: str) -> dict[str, str]
         "LEADERBOARD_KEY_PREFIX": f"{prefix}:lb",
         "LIMITS_KEY_PREFIX": f"{prefix}:limits",
         "DJANGO_LOG_LEVEL": "WARNING",
-        # Under ASGI, Django runs each HTTP request in a thread of its own, and persistent
-        # connections pile up with the requests in flight (Django ticket #33497): requests connect
-        # per request; the sockets' worker threads keep theirs (games/consumers.py, db_call).
-        "DJANGO_CONN_MAX_AGE": "0",
         "PYTHONPATH": str(ROOT),
     }
 
@@ -189,10 +185,11 @@ class World:
 def build_world(players: int) -> World:
     """Today's classic challenge with a winnable deal, and ``players`` players sharing one password hash.
 
-    The hash has Django's default PBKDF2 work (a weaker one would be re-hashed at the first sign-in),
-    so every sign-in costs what it costs in production: about 0.3 CPU-seconds here.
+    The hash is made by the first hasher of the servers' settings (Argon2, Django's default work),
+    as a password set or re-hashed in production is, whatever hashers this process's settings list
+    (the tests' fast one, say): every sign-in costs what it costs there, and none is re-hashed.
     """
-    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+    from django.utils.module_loading import import_string
 
     from accounts.models import User
     from games.engine import Game as EngineGame
@@ -200,6 +197,7 @@ def build_world(players: int) -> World:
     from games.models import DailyChallenge, seed_commitment
     from games.selectors import local_today
     from games.services import draw_seed
+    from piramide_site.settings import base
 
     today = local_today()
     challenge = DailyChallenge.objects.filter(date=today, preset="classic").first()
@@ -217,7 +215,7 @@ def build_world(players: int) -> World:
         )
     if not line:
         raise RuntimeError("today's classic challenge has no winning line the solver finds in time")
-    hasher = PBKDF2PasswordHasher()
+    hasher = import_string(base.PASSWORD_HASHERS[0])()
     encoded = hasher.encode(PASSWORD, hasher.salt())
     names = [f"load{index:05d}" for index in range(players)]
     User.objects.bulk_create(
@@ -397,7 +395,7 @@ async def receive_until(ws: Any, kind: str, results: Results, timeout: float = 6
 
 async def run_players(ports: list[int], world: World, players: int, duration: float, ramp_share: float = 0.7) -> Results:
     """Players start one after another over the first ``ramp_share`` of ``duration`` and think so
-    that each game ends within it (a sign-in costs about 0.3 CPU-seconds: arrivals are spread)."""
+    that each game ends within it (a sign-in costs about 0.2 CPU-seconds of Argon2: arrivals are spread)."""
     results = Results()
     rng = random.Random(7)
     ramp = ramp_share * duration
@@ -541,12 +539,13 @@ def print_summary(row: dict[str, Any], results: Results, check: Check) -> None:
 # ----------------------------------------------------------------- main
 
 
-def recreate_database(database_url: str, env: dict[str, str]) -> None:
+def recreate_database(database_url: str, env: dict[str, str], name: str = DB_NAME) -> None:
     import psycopg
+    from psycopg import sql
 
     with psycopg.connect(f"{database_url.rstrip('/')}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
 
 
@@ -566,16 +565,18 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=2, help="ASGI server processes")
     parser.add_argument("--ramp", type=float, default=0.7, help="share of the duration over which players arrive")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
+    parser.add_argument("--database-name", default=os.environ.get("BENCH_DATABASE_NAME", DB_NAME),
+                        help="the database to (re)create and run on")
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
     prefix = "piramide-load"
-    env = server_env(f"{args.database_url.rstrip('/')}/{DB_NAME}", args.redis_url, prefix)
+    env = server_env(f"{args.database_url.rstrip('/')}/{args.database_name}", args.redis_url, prefix)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     print(f"{args.players} players over {args.duration:.0f} s; {args.servers} uvicorn processes + a Celery worker, "
           f"Postgres + Redis, production settings", flush=True)
-    recreate_database(args.database_url, env)
+    recreate_database(args.database_url, env, args.database_name)
     forget_keys(args.redis_url, prefix)
     os.environ.update({key: env[key] for key in ("DATABASE_URL", "REDIS_URL", "LEADERBOARD_KEY_PREFIX")})
     os.environ["DJANGO_SETTINGS_MODULE"] = "piramide_site.settings.local"
