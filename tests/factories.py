@@ -14,7 +14,7 @@ from games.selectors import local_today
 WINNABLE = {"classic": 1, "forty": 3, "egyptian": 1}
 UNWINNABLE = {"classic": 2, "forty": 1}
 #: Winnable in both classic and forty, and long enough that finding it in a response means a leak.
-BIG_WINNABLE = 4611686018427400249
+BIG_WINNABLE = 4611686018427400261
 
 _names = itertools.count(1)
 

@@ -218,6 +218,22 @@ T: dict[str, tuple] = {
     "%(a)s and %(b)s removed": ("%(a)s e %(b)s tolti", "%(a)s y %(b)s retirados"),
     "Not allowed: %(reason)s": ("Mossa non valida: %(reason)s", "Jugada no válida: %(reason)s"),
     "the server refused the move": ("il server ha rifiutato la mossa", "el servidor rechazó la jugada"),
+    "You may draw only when nothing can be removed": (
+        "Puoi pescare solo quando non si può togliere nulla",
+        "Solo puedes robar cuando no se puede quitar nada",
+    ),
+    "you may draw only when nothing can be removed": (
+        "puoi pescare solo quando non si può togliere nulla",
+        "solo puedes robar cuando no se puede quitar nada",
+    ),
+    "you may draw only when nothing can be removed: %(a)s + %(b)s make %(sum)s": (
+        "puoi pescare solo quando non si può togliere nulla: %(a)s + %(b)s fanno %(sum)s",
+        "solo puedes robar cuando no se puede quitar nada: %(a)s + %(b)s suman %(sum)s",
+    ),
+    "you may draw only when nothing can be removed: %(card)s leaves alone": (
+        "puoi pescare solo quando non si può togliere nulla: %(card)s se ne va da solo",
+        "solo puedes robar cuando no se puede quitar nada: %(card)s se va solo",
+    ),
     "The move was not made: the server is busy, try again in a few seconds.": (
         "La mossa non è stata fatta: il server è occupato, riprova tra qualche secondo.",
         "La jugada no se hizo: el servidor está ocupado, inténtalo de nuevo en unos segundos.",

@@ -161,15 +161,16 @@ def test_on_a_phone_a_finger_drags_a_pair_and_forty_shows_face_down_cards(site: 
 def test_after_a_loss_the_point_of_no_return_is_shown_and_replayed(site: Any, page: Any) -> None:
     sign_up(page, site)
     start_ranked(page, "forty")
-    # Drawing the whole one-pass stock without a pair: the deal is lost from the sixth draw on.
-    for number in range(1, 20):
-        page.keyboard.press("d")
-        wait_confirmed(page, number)
+    # Two pairs of the base row: the second one loses the deal (the winning line starts 6.3+6.4).
+    play_move(page, "6.1+6.2")
+    wait_confirmed(page, 1)
+    play_move(page, "5.1+6.3")
+    wait_confirmed(page, 2)
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-action=resign]")
     dialog = page.locator("dialog#game-over")
     # The review is a solver search: give it time on a busy machine.
-    dialog.locator(".review-text").filter(has_text="fino alla tua mossa 6").wait_for(timeout=30_000)
+    dialog.locator(".review-text").filter(has_text="fino alla tua mossa 2").wait_for(timeout=30_000)
     assert dialog.locator(".title").inner_text() == "Hai abbandonato"
     dialog.locator(".show-me").click()
     replay = page.locator("#replay")

@@ -19,6 +19,11 @@ const RULES = [
   [/^the stock is empty and no redeal is left$/, () => _("the stock is empty and no redeal is left")],
   [/^no redeal is left/, () => _("no redeal is left")],
   [/^the stock still has/, () => _("the stock is not empty yet: draw first")],
+  [/^you may draw only when nothing can be removed: (\S+) \+ (\S+) \(\S+\) make (\d+)$/, (m) =>
+    fmt(_("you may draw only when nothing can be removed: %(a)s + %(b)s make %(sum)s"), { a: cardText(m[1]), b: cardText(m[2]), sum: m[3] })],
+  [/^you may draw only when nothing can be removed: (\S+) \(\S+\) counts \d+ and leaves alone$/, (m) =>
+    fmt(_("you may draw only when nothing can be removed: %(card)s leaves alone"), { card: cardText(m[1]) })],
+  [/^you may draw only when nothing can be removed/, () => _("you may draw only when nothing can be removed")],
   [/^only the top card of the waste \(W\) is in play$/, () => _("only the top card of the waste is in play")],
   [/^(\S+) counts (\d+): only a king leaves alone/, (m) => fmt(_("%(card)s counts %(n)s: only a king leaves alone"), { card: m[1], n: m[2] })],
 ];
