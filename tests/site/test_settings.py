@@ -85,14 +85,14 @@ def test_passwords_are_hashed_with_argon2_and_older_pbkdf2_hashes_verify_and_are
         "old = PBKDF2PasswordHasher().encode('pw-123456', 'saltsaltsalt'); upgraded = []\n"
         "ok = check_password('pw-123456', old, setter=upgraded.append)\n"
         "wrong = check_password('other', old, setter=upgraded.append)\n"
-        "print(json.dumps([s.PASSWORD_HASHERS[:2], make_password('x').split('$')[0], ok, wrong,"
+        "print(json.dumps([s.PASSWORD_HASHERS[:2], make_password('x').split('$')[:4], ok, wrong,"
         " upgraded]))"
     )
     out = probe(code, "piramide_site.settings.production")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [
-        ["django.contrib.auth.hashers.Argon2PasswordHasher", "django.contrib.auth.hashers.PBKDF2PasswordHasher"],
-        "argon2",
+        ["piramide_site.settings.hashers.Argon2idHasher", "django.contrib.auth.hashers.Argon2PasswordHasher"],
+        ["argon2", "argon2id", "v=19", "m=19456,t=2,p=1"],
         True,
         False,
         ["pw-123456"],  # the right password, once: the caller stores it again with Argon2
