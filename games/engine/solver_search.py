@@ -7,6 +7,7 @@ decides which moves need not be tried, and docs/solver.md argues each such rule.
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +33,10 @@ from .solver_relax import BITS, Relaxation, StackRelaxation, bag_of, last_pass_b
 
 class OutOfBudget(Exception):
     """The node or time budget ran out before the search could decide."""
+
+
+class _Restart(Exception):
+    """One run of the search used up its share of nodes: start again from the top, in another order."""
 
 
 class Budget:
@@ -152,6 +157,18 @@ class WinSearch:
         self.line: list[SolverMove] = []
         self.drawn_model = int(table.drawn_model)
         self.house = table.house
+        #: the order the removals of a stop are tried in during this run: None for lowest pyramid card
+        #: first, else a shuffle drawn from this generator (docs/solver.md, "Restarts")
+        self.shuffle: random.Random | None = None
+        #: the node count at which this run gives way to the next one; None for no end
+        self.run_end: int | None = None
+        #: how many runs gave way to a restart in the last ``run``
+        self.runs = 0
+
+    #: nodes of the first run, in the plain order; each later run, in a shuffled order, gets
+    #: ``RESTART_GROWTH`` times as many as the one before
+    FIRST_RUN_NODES = 20_000
+    RESTART_GROWTH = 2
 
     def run(self, start: Position) -> list[SolverMove] | None:
         table = self.table
@@ -161,10 +178,28 @@ class WinSearch:
         bag = bag_of([v for v in stock + waste + (drawn,) if v and v != table.king])
         if dead_card(table, start) or not self.relaxation.clearable(removed, bag):
             return None
+        share = self.FIRST_RUN_NODES
+        self.runs = runs = 0
         with deep_recursion():
-            if self._search(start, bag):
-                return list(reversed(self.line))
-        return None
+            while True:
+                self.line = []
+                # the house rules' put-backs can lead back to a position still being searched, so a
+                # stretch's "lost" may lean on one further up: there, one run only
+                self.run_end = None if self.house else self.budget.nodes + share
+                try:
+                    found = self._search(start, bag)
+                except _Restart:
+                    # every position this run left half-searched was taken out of the tables on the
+                    # way up: what they still hold are refutations, true whatever the order
+                    self.runs = runs = runs + 1
+                    self.shuffle = random.Random(runs)
+                    share = int(share * self.RESTART_GROWTH)
+                    continue
+                finally:
+                    self.run_end = None
+                if found:
+                    return list(reversed(self.line))
+                return None
 
     def _key(self, position: Position) -> tuple[tuple[int, tuple[int, ...], int], int]:
         removed, stock, waste, drawn, recycles, house = position
@@ -199,16 +234,35 @@ class WinSearch:
         table = self.table
         stuck = self.stuck
         covered: int | None = None
+        key: tuple[int, tuple[int, ...], int] | None = None
         if stuck:
             if position in self.seen:
                 return False
             self.seen.add(position)
+            entered = [position]
         else:
             key, code = self._key(position)
             covered = self.visited.get(key)
             if covered is not None and covered <= code:
                 return False
             self.visited[key] = code
+            entered = []
+        try:
+            return self._walk(position, bag, covered, entered)
+        except (_Restart, OutOfBudget):
+            # this stretch was not searched to the end: it refutes nothing, so it leaves no trace
+            if key is None:
+                self.seen.difference_update(entered)
+            elif covered is None:
+                del self.visited[key]
+            else:
+                self.visited[key] = covered
+            raise
+
+    def _walk(self, position: Position, bag: int, covered: int | None, entered: list[Position]) -> bool:
+        """The stretch from ``position`` on (``_search`` has just entered it in the tables)."""
+        table = self.table
+        stuck = self.stuck
         # one position at a time while the house rules still look back at the first draws
         single = self.house and not self.settled(position)
         steps: list[SolverMove] = []
@@ -218,6 +272,8 @@ class WinSearch:
         stock_bag = waste_bag = -1
         while True:
             self.budget.spend()
+            if self.run_end is not None and self.budget.nodes > self.run_end:
+                raise _Restart
             if position[4] == table.recycles:
                 # in the last pass the waste only grows: once its buried cards make the pyramid
                 # impossible, every later pointer of the pass is impossible too
@@ -246,7 +302,10 @@ class WinSearch:
             else:
                 # the lowest pyramid card first (pyramid places count up row by row; outside places are
                 # negative, so a pair of two outside cards comes last): it opens the most cards above
-                removals.sort(key=lambda move: -max(move[1], move[2]))
+                if self.shuffle is None:
+                    removals.sort(key=lambda move: -max(move[1], move[2]))
+                else:
+                    self.shuffle.shuffle(removals)
                 moves = removals
                 if single:
                     moves = removals + table.other_moves(position)
@@ -276,6 +335,7 @@ class WinSearch:
                 if position in self.seen:
                     return False
                 self.seen.add(position)
+                entered.append(position)
             elif covered is not None and self._key(position)[1] >= covered:
                 return False
             steps.append(step)

@@ -19,6 +19,8 @@ from games.engine.deal import Deal
 from games.engine.game import Game, Outcome
 from games.engine.rules import Rules, StockModel
 from games.engine.solver import Verdict, hint, solve, solve_par
+from games.engine.solver_position import Position, SolverMove
+from games.engine.solver_search import WinSearch
 
 DEALS = int(os.environ.get("SOLVER_BRUTE_DEALS", "80"))
 
@@ -108,3 +110,33 @@ def test_hint_keeps_a_winnable_game_winnable(name: str) -> None:
             assert explore(game.apply(answer.move)).winnable
         elif game.outcome is not Outcome.WON:
             assert answer.verdict is Verdict.UNWINNABLE and answer.move is None
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_restarts_keep_every_verdict(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs cut short after a handful of nodes, and restarted in shuffled orders, still agree with
+    brute force: a half-searched position must leave no refutation behind (docs/solver.md, "Restarts")."""
+    monkeypatch.setattr(WinSearch, "FIRST_RUN_NODES", 2)
+    restarted = 0
+    original_run = WinSearch.run
+
+    def counting_run(self: WinSearch, start: Position) -> list[SolverMove] | None:
+        nonlocal restarted
+        line = original_run(self, start)
+        restarted += self.runs > 0
+        return line
+
+    monkeypatch.setattr(WinSearch, "run", counting_run)
+    rules = VARIANTS[name]
+    rng = random.Random(f"restarts {name}")
+    for _ in range(max(1, DEALS // 2 if rules.deck_size < 16 else DEALS // 6)):
+        deal = random_deal(rules, rng)
+        game = random_midgame(deal, rng) if rng.random() < 0.3 else Game.start(deal)
+        solution = solve(game)
+        assert (solution.verdict is Verdict.WINNABLE) == explore(game).winnable, f"{deal} after {game.moves}"
+        if solution.verdict is Verdict.WINNABLE:
+            assert Game.replay(deal, game.moves + solution.line).outcome is Outcome.WON
+    if rules.house_put_back or rules.house_return_three:
+        assert not restarted, "under the house rules a search makes one run only"
+    else:
+        assert restarted, "some search should have been restarted"
