@@ -40,7 +40,8 @@ def _tidy_connections() -> None:
     """Before and after a socket's database call: keep the thread's connection, unless it broke.
 
     The calls run on the event loop's thread pool, whose few threads live as long as the process,
-    so each keeps one connection for ``LIVE_DB_CONN_MAX_AGE`` seconds (default 300) whatever
+    so each keeps one connection for ``LIVE_DB_CONN_MAX_AGE`` seconds (300; 0 with the Postgres pool,
+    which lends one per call) whatever
     ``CONN_MAX_AGE`` says: under ASGI, Django opens a thread per HTTP request, where persistent
     connections would pile up, so ``CONN_MAX_AGE`` may well be 0, and a move would then open a
     new connection every time.  A connection that failed, or was left outside autocommit, is

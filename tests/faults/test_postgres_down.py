@@ -23,18 +23,22 @@ from tests.faults.test_asgi_killed import connect, until
 pytestmark = pytest.mark.servers
 
 
-def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_returns(stack: Stack) -> None:
+@pytest.mark.parametrize("connections", ["persistent", "pooled"])
+def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_returns(stack: Stack, connections: str) -> None:
     ids = setup_players(stack, "alice")
     pending = stack.django(
         "from tests.factories import make_challenge\nimport datetime as dt\n"
         "from games.selectors import local_today\n"
         "result = make_challenge(date=local_today() + dt.timedelta(days=1), seed=5, status='pending', verdict='').pk"
     )
-    # Production keeps connections open between requests (DJANGO_CONN_MAX_AGE=60): the harder case.
-    # A connection kept across the outage is broken when Postgres returns, and Django reuses it
-    # without a look unless CONN_HEALTH_CHECKS is on (the settings turn it on): the first socket
-    # handshake after the outage would then fail (HTTP 500).
-    kept = {"DJANGO_CONN_MAX_AGE": "60", "DATABASE_URL": stack.postgres.url(stack.database)}
+    # Both ways of keeping connections: persistent ones (DJANGO_CONN_MAX_AGE=60), which Django
+    # reuses without a look unless CONN_HEALTH_CHECKS is on (the settings turn it on; the first
+    # socket handshake after the outage would otherwise fail with a 500), and the pool (the
+    # production default), whose connections all break with the outage and must be replaced.
+    # A pooled request waits up to DJANGO_DB_POOL_TIMEOUT for a connection before its 503: short
+    # here, so the outage's requests answer within the socket's keepalive.
+    age = "60" if connections == "persistent" else "0"
+    kept = {"DJANGO_CONN_MAX_AGE": age, "DJANGO_DB_POOL_TIMEOUT": "2", "DATABASE_URL": stack.postgres.url(stack.database)}
     web = stack.web(**kept)
     worker = stack.worker("outage", **kept)
     line = winning_line("classic", ids["seed"])
@@ -90,7 +94,13 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
 
     stack.postgres.start()
     assert web.alive() and worker.alive(), "nothing restarts the service's processes"
-    # The very first requests after Postgres returns succeed, on the same processes.
+    if connections == "pooled":
+        # The pool reconnects in the background, with a growing pause between attempts: the site
+        # answers 503 until its first new connection is made, seconds after Postgres is back.
+        returned = time.monotonic()
+        wait_for(lambda: Client(web.base).get("/healthz/").status_code == 200, 60, "the pool to reconnect", interval=0.5)
+        print(f"pool back {time.monotonic() - returned:.1f} s after Postgres")
+    # Then every request succeeds, on the same processes.
     first = [alice.get(f"/api/games/{game['id']}/") for _ in range(4)]
     assert [response.status_code for response in first] == [200] * 4, [r.text[:300] for r in first]
     assert first[0].json()["moves"] == 2, "the moves refused during the outage were not stored"
