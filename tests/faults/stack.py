@@ -8,6 +8,7 @@ never the servers the rest of the suite shares.
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import json
 import os
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -28,6 +30,44 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PYTHON = sys.executable
+
+
+class LoopThread:
+    """An event loop of the test's own, on a thread of its own, running the whole time.
+
+    The clients' coroutines run here rather than on the test's thread, where another suite's
+    fixture may have left a loop running (Playwright's sync API does); and because the loop keeps
+    running between steps, a socket answers its server's keepalive pings while the test waits.
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="fault-test-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Any, timeout: float = 300) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def close(self) -> None:
+        async def cancel_the_rest() -> None:  # e.g. the keepalive of a socket the server dropped
+            rest = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in rest:
+                task.cancel()
+            await asyncio.gather(*rest, return_exceptions=True)
+
+        self.run(cancel_the_rest(), timeout=10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+def run_async(coroutine: Any, timeout: float = 300) -> Any:
+    """``asyncio.run`` on a loop thread of its own (see LoopThread)."""
+    runner = LoopThread()
+    try:
+        return runner.run(coroutine, timeout)
+    finally:
+        runner.close()
 
 
 class StackError(RuntimeError):

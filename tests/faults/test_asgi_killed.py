@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from tests.faults.conftest import PASSWORD, Client, Stack, setup_players, winning_line
-from tests.faults.stack import WebServer, wait_for
+from tests.faults.stack import WebServer, run_async, wait_for
 
 pytestmark = pytest.mark.servers
 
@@ -112,7 +112,7 @@ def test_the_game_resumes_from_postgres_after_the_asgi_server_is_killed(stack: S
         await ws.close()
         return finished
 
-    finished = asyncio.run(scenario())
+    finished = run_async(scenario())
     assert finished["outcome"] == "won"
     stored = stack.query("SELECT number, notation FROM games_move WHERE game_id = %s ORDER BY number", game_id)
     assert stored == [(number, move) for number, move in enumerate(line, start=1)]
@@ -168,5 +168,5 @@ def test_sockets_that_reconnect_at_once_after_a_restart_all_get_live_events(stac
             await ws.close()
         return list(versions)
 
-    versions = asyncio.run(storm())
+    versions = run_async(storm())
     assert versions == [1] * STORM, f"sockets that got no live event: {versions.count(None)} of {STORM}"

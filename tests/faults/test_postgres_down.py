@@ -8,7 +8,6 @@ no restart, and the game goes on from where it was.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 from celery import Celery
 
 from tests.faults.conftest import PASSWORD, Client, Stack, setup_players, winning_line
-from tests.faults.stack import wait_for
+from tests.faults.stack import LoopThread, wait_for
 from tests.faults.test_asgi_killed import connect, until
 
 pytestmark = pytest.mark.servers
@@ -47,9 +46,9 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
     for seen, move in enumerate(line[:2]):
         assert alice.post(f"/api/games/{game['id']}/moves/", {"move": move, "seen": seen}).status_code == 200
     assert alice.get("/").status_code == 200
-    loop = asyncio.new_event_loop()
-    socket = loop.run_until_complete(connect(web.port, f"/ws/games/{game['id']}/", alice.session))
-    assert loop.run_until_complete(until(socket, "synced"))["version"] == 2
+    loop = LoopThread()
+    socket = loop.run(connect(web.port, f"/ws/games/{game['id']}/", alice.session))
+    assert loop.run(until(socket, "synced"))["version"] == 2
 
     stack.postgres.stop("fast")
     down_at = time.monotonic()
@@ -81,7 +80,7 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
             return f"{type(error).__name__}: {error}"
 
     # A socket move that meets the outage is answered with a typed error; the socket stays open.
-    socket_answer = loop.run_until_complete(socket_move())
+    socket_answer = loop.run(socket_move())
     assert isinstance(socket_answer, dict) and socket_answer["type"] == "error", socket_answer
     assert socket_answer["code"] == "unavailable" and socket_answer["retry_after"] == 5, socket_answer
 
@@ -104,9 +103,9 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
     first = [alice.get(f"/api/games/{game['id']}/") for _ in range(4)]
     assert [response.status_code for response in first] == [200] * 4, [r.text[:300] for r in first]
     assert first[0].json()["moves"] == 2, "the moves refused during the outage were not stored"
-    socket = loop.run_until_complete(connect(web.port, f"/ws/games/{game['id']}/?since=2", alice.session))
-    assert loop.run_until_complete(until(socket, "synced"))["version"] == 2
-    loop.run_until_complete(socket.close())
+    socket = loop.run(connect(web.port, f"/ws/games/{game['id']}/?since=2", alice.session))
+    assert loop.run(until(socket, "synced"))["version"] == 2
+    loop.run(socket.close())
     loop.close()
     assert alice.get("/").status_code == 200
     assert Client(web.base).get("/healthz/").json() == {"ok": True}

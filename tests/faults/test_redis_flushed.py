@@ -11,14 +11,13 @@ enqueued after the flush runs.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
 
 from tests.faults.conftest import PASSWORD, Client, Stack, setup_players, winning_line
-from tests.faults.stack import wait_for
+from tests.faults.stack import run_async, wait_for
 from tests.faults.test_asgi_killed import connect, until
 
 pytestmark = pytest.mark.servers
@@ -113,7 +112,7 @@ def test_leaderboards_rebuild_from_postgres_and_sockets_reconnect_after_redis_is
         await player.close()
         await room.close()
 
-    asyncio.run(scenario())
+    run_async(scenario())
     # The next reads rebuilt every board from Postgres: the same as before, plus Dave's new score.
     after = boards(anonymous, ids["challenge"])
     for name, board in after.items():
