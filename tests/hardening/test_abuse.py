@@ -3,7 +3,7 @@ themselves (atomic under threads, in memory without Redis and in Redis with it).
 
 from __future__ import annotations
 
-import threading
+from functools import partial
 from typing import Any
 
 import pytest
@@ -14,6 +14,7 @@ from accounts.models import User
 from games.models import Game, Move
 from games.services import game_ranked_start
 from piramide_site import limits
+from tests.concurrency import at_once
 from tests.factories import make_challenge, make_player
 
 pytestmark = pytest.mark.django_db
@@ -133,18 +134,8 @@ def test_moves_are_limited_per_address_across_users(settings, two_games):
 
 
 def hammer(name: str, rate: limits.Rate, threads: int = 20) -> list[bool]:
-    results: list[bool] = []
-    barrier = threading.Barrier(threads)
-
-    def one() -> None:
-        barrier.wait()
-        results.append(limits.hits([name], [rate]).allowed)
-
-    workers = [threading.Thread(target=one) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    results = at_once([lambda: limits.hits([name], [rate]).allowed] * threads)
+    assert all(isinstance(result, bool) for result in results), results
     return results
 
 
@@ -196,22 +187,6 @@ def test_twenty_guesses_at_once_get_only_as_many_checks_as_the_limit(settings):
     settings.SIGNIN_FAILURES_PER_USER = "5/15min"
     make_player("alice")
     clients = [csrf_client(f"10.0.1.{i}") for i in range(20)]
-    barrier = threading.Barrier(20)
-    codes: list[int] = []
-
-    def guess(client: APIClient) -> None:
-        from django.db import connection
-
-        try:
-            barrier.wait()
-            codes.append(sign_in(client, "alice", "wrong-guess").status_code)
-        finally:
-            connection.close()
-
-    workers = [threading.Thread(target=guess, args=(client,)) for client in clients]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    codes = [response.status_code for response in at_once([partial(sign_in, client, "alice", "wrong-guess") for client in clients])]
     assert sorted(codes) == [400] * 5 + [429] * 15
     assert sign_in(csrf_client(), "alice", PASSWORD).status_code == 429

@@ -7,12 +7,10 @@ has no gap and no duplicate, and every stored score equals the replay of its log
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from typing import Any
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from games.engine import Game as EngineGame
@@ -21,6 +19,7 @@ from games.engine.solver import solve
 from games.models import Game, Move
 from games.services import game_move_make, game_ranked_start
 from leaderboard.models import Score
+from tests.concurrency import at_once as released_together
 from tests.factories import BIG_WINNABLE, make_challenge, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,23 +28,9 @@ THREADS = 20
 
 
 def at_once(requests: list[Any]) -> list[Any]:
-    """Run each request in its own thread, released together; return their responses in order."""
-    barrier = threading.Barrier(len(requests))
-    answers: list[Any] = [None] * len(requests)
-
-    def run(index: int, request: Any) -> None:
-        try:
-            barrier.wait()
-            answers[index] = request()
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, r)) for i, r in enumerate(requests)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert all(answer is not None for answer in answers), "a request did not finish"
+    """Each request in its own thread, released together; their responses in order."""
+    answers = released_together(requests)
+    assert not [answer for answer in answers if isinstance(answer, Exception)], answers
     return answers
 
 

@@ -1,40 +1,26 @@
 """Racing requests on one game leave exactly one result (row locks on Postgres)."""
 
-import threading
-
 import pytest
-from django.db import connection
 
 from games.models import Game, Move
 from games.services import game_move_make, game_ranked_start, game_resign
 from leaderboard.models import Score
 from piramide_site.errors import GameFinished, StaleMove
+from tests.concurrency import at_once
 from tests.factories import make_challenge
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def race(count, call):
-    barrier = threading.Barrier(count, timeout=30)
     outcomes = []
-
-    def run():
-        try:
-            barrier.wait()
-            call()
+    for result in at_once([call] * count):
+        if isinstance(result, (StaleMove, GameFinished)):
+            outcomes.append(type(result).__name__)
+        elif isinstance(result, Exception):
+            outcomes.append(repr(result))
+        else:
             outcomes.append("ok")
-        except (StaleMove, GameFinished) as error:
-            outcomes.append(type(error).__name__)
-        except Exception as error:  # noqa: BLE001 - reported by the assertion
-            outcomes.append(repr(error))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
     return sorted(outcomes)
 
 
@@ -89,24 +75,7 @@ def test_moves_racing_a_resignation_leave_a_consistent_game(postgres, player):
     calls = [lambda: game_resign(game_id=game.pk, player=player)] + [
         lambda: game_move_make(game_id=game.pk, player=player, move=move, seen=1) for _ in range(5)
     ]
-    barrier = threading.Barrier(len(calls), timeout=30)
-    results = []
-
-    def run(call):
-        try:
-            barrier.wait()
-            call()
-            results.append("ok")
-        except Exception as error:  # noqa: BLE001
-            results.append(type(error).__name__)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = [type(result).__name__ if isinstance(result, Exception) else "ok" for result in at_once(calls)]
     stored = Game.objects.get(pk=game.pk)
     assert stored.outcome == Game.Outcome.RESIGNED
     numbers = list(Move.objects.filter(game=game).values_list("number", flat=True))
