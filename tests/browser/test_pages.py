@@ -90,7 +90,7 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
     host.click("form.race-new button")
     # The server deals until the solver proves a deal winnable: allow for a slow proof.
     host.wait_for_url(re.compile(r"/races/\w+/$"), timeout=45_000)
-    host.wait_for_function("document.querySelector('.share-link').value !== ''")
+    host.wait_for_selector("body[data-ready='1']")  # showRace fills the share link first
     link = host.locator(".share-link").input_value()
     assert link == host.url
 
