@@ -13,7 +13,8 @@ still scores, and the game ends exactly where the engine ends it (cleared, froze
 from __future__ import annotations
 
 from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove, Table
-from .solver_relax import BITS, RelaxedMax, StackMax
+from .solver_parbound import RelaxedMax, StackMax
+from .solver_relax import BITS
 from .solver_search import Budget, OutOfBudget, deep_recursion
 
 
