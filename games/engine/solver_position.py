@@ -77,6 +77,7 @@ class Table:
         for i, v in enumerate(pyramid_values):
             self.by_value[v] = self.by_value.get(v, 0) | 1 << i
         self._free: dict[int, tuple[int, ...]] = {}
+        self._values: dict[int, int] = {}
 
     def _cone(self, i: int) -> int:
         mask, frontier = 1 << i, self.cover[i]
@@ -97,6 +98,18 @@ class Table:
             cached = tuple(i for i in range(self.size) if not removed >> i & 1 and cover[i] & ~removed == 0)
             self._free[removed] = cached
         return cached
+
+    def present_values(self, removed: int) -> int:
+        """The values still in the pyramid once ``removed`` are gone, one bit each (cached)."""
+        known = self._values.get(removed)
+        if known is None:
+            present = self.full & ~removed
+            known = 0
+            for v, mask in self.by_value.items():
+                if mask & present:
+                    known |= 1 << v
+            self._values[removed] = known
+        return known
 
     def rows_emptied(self, before: int, after: int) -> int:
         return sum(1 for mask in self.row_masks if after & mask == mask and before & mask != mask)

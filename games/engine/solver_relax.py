@@ -116,15 +116,15 @@ def last_pass_bag(table: Table, position: Position, bag: int) -> int:
     removed, stock, waste, drawn, recycles, _ = position
     if recycles < table.recycles or len(waste) < 2 or table.house:
         return bag
-    present = table.full & ~removed
-    partners = {v for v, mask in table.by_value.items() if mask & present}
-    if table.stock_waste_pairs:
-        partners.update(stock)
-        partners.add(drawn)
+    values = table.present_values(removed)
+    pairs = table.stock_waste_pairs
     king, pair_sum = table.king, table.pair_sum
     for depth in range(len(waste) - 1, 0, -1):
         v = waste[depth]
-        if v == king or pair_sum - v in partners:
+        if v == king:
+            continue
+        w = pair_sum - v
+        if values >> w & 1 or pairs and (w in stock or w == drawn):
             continue
         return bag_of([u for u in stock + waste[depth:] + (drawn,) if u and u != king])
     return bag
@@ -140,7 +140,9 @@ class StackRelaxation:
     With no recycle left, a waste card is in play only once every card above it has gone; the
     stock cards are still let loose (any of them, any time, without burying the waste), which only
     gives the player more.  A waste top goes alone (a king), with a free pyramid card, or with a
-    stock card where the rules let those two pair.  If even this cannot clear the pyramid, the
+    stock card where the rules let those two pair.  Where the house rules let waste cards pair
+    among the top ``reach``, two of those pair too, and a stock card pairs with any of the top
+    ``reach - 1`` (drawn, it would lie on them).  If even this cannot clear the pyramid, the
     position is lost.  Answers are remembered by (pyramid, waste, stock bag).  A question that
     takes more than ``effort`` steps is given up and answered "clearable", which only prunes less.
     """
@@ -151,6 +153,9 @@ class StackRelaxation:
         self.effort = effort
         self.steps = 0
         self.memo: dict[tuple[int, tuple[int, ...], int], bool] = {}
+        self.reach = table.reach
+        #: how deep under the waste top a stock card finds a partner
+        self.bag_reach = max(table.reach - 1, 1 if table.stock_waste_pairs else 0)
 
     def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
         """``bag`` holds the stock's values, ``waste_bag`` the waste's (kings left out of both)."""
@@ -163,6 +168,9 @@ class StackRelaxation:
     def _clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
         if removed == self.table.full:
             return True
+        if not waste:
+            # with the waste gone, only the bag is left: the bag relaxation itself
+            return self.relaxation.clearable(removed, bag)
         key = (removed, waste, bag)
         known = self.memo.get(key)
         if known is None:
@@ -202,6 +210,16 @@ class StackRelaxation:
                 options.append((removed | 1 << i, waste[:-1], bag, below))
             if in_bag:
                 options.append((removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag))
-        if top and table.stock_waste_pairs and bag >> BITS * (pair_sum - top) & NIBBLE:
-            options.append((removed, waste[:-1], bag - (1 << BITS * (pair_sum - top)), below))
+        n = len(waste)
+        for d in range(1, min(self.bag_reach, n) + 1):
+            u = waste[n - d]
+            if u != king and bag >> BITS * (pair_sum - u) & NIBBLE:
+                options.append((removed, waste[: n - d] + waste[n - d + 1 :], bag - (1 << BITS * (pair_sum - u)), waste_bag - (1 << BITS * u)))
+        if self.reach > 1:
+            for d in range(1, min(self.reach, n) + 1):
+                u = waste[n - d]
+                for e in range(d + 1, min(self.reach, n) + 1):
+                    if waste[n - e] + u == pair_sum:
+                        rest = waste[: n - e] + waste[n - e + 1 : n - d] + waste[n - d + 1 :]
+                        options.append((removed, rest, bag, waste_bag - (1 << BITS * u) - (1 << BITS * waste[n - e])))
         return any(self._clearable(*option) for option in options)

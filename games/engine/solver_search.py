@@ -28,7 +28,7 @@ from .solver_position import (
     SolverMove,
     Table,
 )
-from .solver_relax import BITS, Relaxation, StackRelaxation, bag_of, last_pass_bag
+from .solver_relax import BITS, NIBBLE, Relaxation, StackRelaxation, bag_of, last_pass_bag
 
 
 class OutOfBudget(Exception):
@@ -102,16 +102,15 @@ def dead_card(table: Table, position: Position) -> bool:
     return False
 
 
-def partner_count(table: Table, position: Position, place: int) -> int:
-    """How many cards could ever pair with the pyramid card at ``place``."""
-    removed, stock, waste, drawn, _, _ = position
+def partner_count(table: Table, removed: int, bag: int, place: int) -> int:
+    """How many cards could ever pair with the pyramid card at ``place``, given the bag of the
+    outside cards still usable."""
     w = table.pair_sum - table.values[place]
-    count = stock.count(w) + waste.count(w) + (drawn == w)
-    present = table.full & ~removed
-    return count + bin(table.by_value.get(w, 0) & present & ~table.related[place]).count("1")
+    count = bag >> BITS * w & NIBBLE
+    return count + bin(table.by_value.get(w, 0) & ~removed & ~table.related[place]).count("1")
 
 
-def forced_move(table: Table, position: Position, removals: list[SolverMove]) -> SolverMove | None:
+def forced_move(table: Table, position: Position, bag: int, removals: list[SolverMove]) -> SolverMove | None:
     """A removal that some winning line makes now whenever the position can be won at all."""
     house = table.house
     if table.stuck_draws and position[4] < table.recycles:
@@ -125,9 +124,9 @@ def forced_move(table: Table, position: Position, removals: list[SolverMove]) ->
             if a >= 0 and not position[5] & HOUSE_LAST_DRAW:
                 return move
         elif not house:
-            if a >= 0 and partner_count(table, position, a) == 1:
+            if a >= 0 and partner_count(table, position[0], bag, a) == 1:
                 return move
-            if b >= 0 and partner_count(table, position, b) == 1:
+            if b >= 0 and partner_count(table, position[0], bag, b) == 1:
                 return move
     return None
 
@@ -288,6 +287,8 @@ class WinSearch:
                         waste_bag = self.outside_bag(position[2])
                     if not self.stack.clearable(position[0], position[2], stock_bag, waste_bag):
                         return False
+                elif self.house and not single and position[2] and not self.house_stack_clearable(position):
+                    return False
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             if first or single:
                 removals = table.removals(position)
@@ -296,7 +297,7 @@ class WinSearch:
             else:
                 removals = table.outside_removals(position)
             first = False
-            forced = forced_move(table, position, removals)
+            forced = forced_move(table, position, bag, removals)
             if forced is not None:
                 moves = [forced]
             else:
@@ -339,6 +340,16 @@ class WinSearch:
             elif covered is not None and self._key(position)[1] >= covered:
                 return False
             steps.append(step)
+
+    def house_stack_clearable(self, position: Position) -> bool:
+        """The stack relaxation of a settled house-rules position in the last pass.
+
+        The card just drawn may still go back into the stock: it counts as a stock card.
+        """
+        removed, stock, waste, drawn, _, house = position
+        if self.table.put_back and house & HOUSE_LAST_DRAW:
+            stock, waste = stock + waste[-1:], waste[:-1]
+        return self.stack.clearable(removed, waste, self.outside_bag(stock + (drawn,)), self.outside_bag(waste))
 
     def _try(self, position: Position, bag: int, move: SolverMove) -> bool:
         table = self.table
