@@ -139,8 +139,9 @@ class Table:
             cards.append((-1 - depth, waste[n - depth]))
         return cards
 
-    def removals(self, position: Position) -> list[SolverMove]:
-        """Every king and pair the rules allow now."""
+    def removals(self, position: Position, pyramid_pairs: bool = True) -> list[SolverMove]:
+        """Every king and pair the rules allow now (without pairs of two pyramid cards if not
+        ``pyramid_pairs``)."""
         cards = self.playable(position)
         king, pair_sum = self.king, self.pair_sum
         moves: list[SolverMove] = []
@@ -151,7 +152,7 @@ class Table:
                 continue
             want = pair_sum - value
             for other, other_value in cards[k + 1 :]:
-                if other_value == want and self.pair_allowed(place, other):
+                if other_value == want and (pyramid_pairs or place < 0 or other < 0) and self.pair_allowed(place, other):
                     moves.append((REMOVE, place, other))
         return moves
 

@@ -193,7 +193,9 @@ class StackRelaxation:
         below = waste_bag - (1 << BITS * top) if top else waste_bag
         free = table.free(removed)
         present = table.full & ~removed
+        # moves that dig into the waste first: once it is empty the bag relaxation answers
         options: list[tuple[int, tuple[int, ...], int, int]] = []
+        later: list[tuple[int, tuple[int, ...], int, int]] = []
         for k, i in enumerate(free):
             v = values[i]
             if v == king:
@@ -205,11 +207,11 @@ class StackRelaxation:
                 return self._clearable(removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag)
             for j in free[k + 1 :]:
                 if values[j] == w:
-                    options.append((removed | 1 << i | 1 << j, waste, bag, waste_bag))
+                    later.append((removed | 1 << i | 1 << j, waste, bag, waste_bag))
             if top == w:
                 options.append((removed | 1 << i, waste[:-1], bag, below))
             if in_bag:
-                options.append((removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag))
+                later.append((removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag))
         n = len(waste)
         for d in range(1, min(self.bag_reach, n) + 1):
             u = waste[n - d]
@@ -222,4 +224,10 @@ class StackRelaxation:
                     if waste[n - e] + u == pair_sum:
                         rest = waste[: n - e] + waste[n - e + 1 : n - d] + waste[n - d + 1 :]
                         options.append((removed, rest, bag, waste_bag - (1 << BITS * u) - (1 << BITS * waste[n - e])))
-        return any(self._clearable(*option) for option in options)
+        for option in options:
+            if self._clearable(*option):
+                return True
+        for option in later:
+            if self._clearable(*option):
+                return True
+        return False

@@ -281,19 +281,17 @@ class WinSearch:
                     bag = usable
                     if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
                         return False
-                if not self.house and position[2]:
+                if position[2] and not single:
                     if stock_bag < 0 or table.drawn_model:
                         stock_bag = self.outside_bag(position[1] + (position[3],))
                         waste_bag = self.outside_bag(position[2])
-                    if not self.stack.clearable(position[0], position[2], stock_bag, waste_bag):
+                    if not self.stack_clearable(position, stock_bag, waste_bag):
                         return False
-                elif self.house and not single and position[2] and not self.house_stack_clearable(position):
-                    return False
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             if first or single:
                 removals = table.removals(position)
             elif self.house:
-                removals = [move for move in table.removals(position) if move[1] < 0 or move[2] < 0]
+                removals = table.removals(position, pyramid_pairs=False)
             else:
                 removals = table.outside_removals(position)
             first = False
@@ -341,15 +339,18 @@ class WinSearch:
                 return False
             steps.append(step)
 
-    def house_stack_clearable(self, position: Position) -> bool:
-        """The stack relaxation of a settled house-rules position in the last pass.
-
-        The card just drawn may still go back into the stock: it counts as a stock card.
-        """
-        removed, stock, waste, drawn, _, house = position
-        if self.table.put_back and house & HOUSE_LAST_DRAW:
-            stock, waste = stock + waste[-1:], waste[:-1]
-        return self.stack.clearable(removed, waste, self.outside_bag(stock + (drawn,)), self.outside_bag(waste))
+    def stack_clearable(self, position: Position, stock_bag: int, waste_bag: int) -> bool:
+        """The stack relaxation of a last-pass position (``stock_bag``, ``waste_bag``: its stock's
+        and drawn card's values, its waste's, kings left out)."""
+        waste = position[2]
+        if self.house and self.table.put_back and position[5] & HOUSE_LAST_DRAW:
+            # the card just drawn may still go back into the stock: it counts as a stock card
+            top = waste[-1]
+            if top != self.table.king:
+                stock_bag += 1 << BITS * top
+                waste_bag -= 1 << BITS * top
+            waste = waste[:-1]
+        return self.stack.clearable(position[0], waste, stock_bag, waste_bag)
 
     def _try(self, position: Position, bag: int, move: SolverMove) -> bool:
         table = self.table
