@@ -13,7 +13,7 @@ still scores, and the game ends exactly where the engine ends it (cleared, froze
 from __future__ import annotations
 
 from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove, Table
-from .solver_parbound import RelaxedMax, StackMax
+from .solver_parbound import Perfect, RelaxedMax, StackMax
 from .solver_relax import BITS
 from .solver_search import Budget, OutOfBudget, deep_recursion
 
@@ -46,6 +46,8 @@ class ParSearch:
         outside_pairs = table.stock_waste_pairs or table.reach > 1
         self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time, clears=winnable)
         self.stack = StackMax(table, self.relaxed)
+        #: where a line must bring every unit still out: can it? (not under the house rules or draw-only-when-stuck)
+        self.perfect = None if table.house or self.stuck else Perfect(table, self.relaxed, self.stack, budget.spend)
         #: the values a pyramid still holds, by pyramid
         self.pyramid_values: dict[int, frozenset[int]] = {}
         self.best = -(10**9)
@@ -165,6 +167,10 @@ class ParSearch:
         one or more loses ten points for each, so it scores at most ``general`` units less one.
         """
         need = (self.best - score) // 10  # a line must bring more than this many units
+        perfect = self.perfect
+        if general - need <= 2 and perfect is not None and general == perfect.units(position):
+            # only a line that clears the pyramid and loses at most one unit on the way beats the best
+            return not perfect.possible(position, general - need - 1)
         if position[4] < self.table.recycles:
             if general - 1 > need:
                 return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .solver_position import Table
+from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
 from .solver_relax import BITS, NIBBLE, _GaveUp
 
 
@@ -275,3 +275,184 @@ class StackMax:
     def _without_waste(self, removed: int, bag: int) -> int:
         """What is left if the waste is never touched again: the bag relaxation on the stock alone."""
         return self.relaxed.value(removed, bag)
+
+
+
+class Perfect:
+    """Can a line from a position clear the pyramid and lose at most ``loss`` units on the way?
+
+    The par search asks this where a line must bring all but one or two units of those still out:
+    then a line that beats the best clears the pyramid (one that does not keeps the apex and its
+    row, two units), and it may leave at most ``loss`` outside cards or make at most ``loss``
+    recycles between them.  An exact search of the real game (stretches as in the par search),
+    with forced moves that never lose such a line and tests that end a branch (docs: par, "Lines
+    that must clear"):
+
+    - a king at the stock or waste top goes at once, and so does a free pyramid king that is not
+      the apex;
+    - a pair whose pyramid card has no other partner that could ever take it goes at once, unless
+      it empties the pyramid;
+    - a frozen pyramid, more recycles than ``loss``, or an upper bound on the units to come
+      (``RelaxedMax``; with no recycle left to pay for, a waste card no card left can take, and
+      ``StackMax``) below the units still out less ``loss`` ends the branch.
+
+    Every move removes a card, moves the pointer on or spends a recycle, so there are no cycles and
+    failures are remembered for the whole par search by (pyramid, outside sequence, recycles used,
+    ``loss``), with the lowest pointer that failed: a later pointer of the same pass reaches less.
+    Only outside the house rules and draw-only-when-stuck.
+    """
+
+    def __init__(self, table: Table, relaxed: RelaxedMax, stack: StackMax, spend: Callable[[], None]) -> None:
+        self.table = table
+        self.relaxed = relaxed
+        self.stack = stack
+        self.spend = spend
+        self.failed: dict[tuple[int, tuple[int, ...], int, int], int] = {}
+        self.drawn_model = int(table.drawn_model)
+
+    def units(self, position: Position) -> int:
+        """Every unit still out: the pyramid's cards and rows, the outside cards."""
+        removed, stock, waste, drawn = position[:4]
+        table = self.table
+        present = table.full & ~removed
+        rows = sum(1 for mask in table.row_masks if mask & present)
+        return bin(present).count("1") + rows + len(stock) + len(waste) + (1 if drawn else 0)
+
+    def possible(self, position: Position, loss: int) -> bool:
+        return self._search(position, loss)
+
+    def _key(self, position: Position, loss: int) -> tuple[tuple[int, tuple[int, ...], int, int], int]:
+        removed, stock, waste, drawn, recycles = position[:5]
+        if drawn:
+            return (removed, waste + (drawn,) + stock, recycles, loss), len(waste) + 1 << 1
+        return (removed, waste + stock, recycles, loss), (len(waste) << 1) + self.drawn_model
+
+    def _covered(self, position: Position, loss: int) -> bool:
+        """Failed already: from this stop or an earlier one of the pass, with this loss or a larger one."""
+        failed = self.failed
+        for more in range(loss, 2):
+            key, code = self._key(position, more)
+            known = failed.get(key)
+            if known is not None and known <= code:
+                return True
+        return False
+
+    def _search(self, position: Position, loss: int) -> bool:
+        if self._covered(position, loss):
+            return False
+        if self._walk(position, loss):
+            return True
+        key, code = self._key(position, loss)
+        known = self.failed.get(key)
+        if known is None or code < known:
+            self.failed[key] = code
+        return False
+
+    def _walk(self, position: Position, loss: int) -> bool:
+        table = self.table
+        full = table.full
+        first = True
+        while True:
+            self.spend()
+            if table.frozen(position) or self._hopeless(position, loss):
+                # a later stop of the pass has the same pyramid and its outside cards buried deeper
+                return False
+            removals = table.removals(position)
+            forced = self._forced(position, removals)
+            for move in removals if forced is None else [forced]:
+                if not first and move[1] >= 0 and move[2] >= 0:
+                    # a pyramid-only removal: its child from the first stop covers this one
+                    continue
+                after = table.apply(position, move)
+                if after[0] == full:
+                    if len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= loss:
+                        return True
+                    continue
+                if self._search(after, loss):
+                    return True
+            if forced is not None:
+                # every such line from here, later stops included, may make it first
+                return False
+            first = False
+            if position[1]:
+                position = table.apply(position, (DRAW_KIND, 0, 0))
+            elif loss and position[4] < table.recycles and (position[2] or position[3]):
+                position = table.apply(position, (RECYCLE_KIND, 0, 0))
+                loss -= 1
+            else:
+                return False
+            if self._covered(position, loss):
+                return False
+
+    def _forced(self, position: Position, removals: list[SolverMove]) -> SolverMove | None:
+        table = self.table
+        removed, stock, waste, drawn = position[:4]
+        full = table.full
+        for move in removals:
+            a, b = move[1], move[2]
+            if b == NO_CARD and (a < 0 or removed | 1 << a != full):
+                return move
+        values, pair_sum, by_value, related = table.values, table.pair_sum, table.by_value, table.related
+        present = full & ~removed
+        for move in removals:
+            a, b = move[1], move[2]
+            if b == NO_CARD:
+                continue
+            after = removed
+            for place in (a, b):
+                if place >= 0:
+                    after |= 1 << place
+            if after == full:
+                continue
+            for x in (a, b):
+                if x < 0:
+                    continue
+                w = pair_sum - values[x]
+                count = stock.count(w) + waste.count(w) + (drawn == w)
+                count += bin(by_value.get(w, 0) & present & ~related[x]).count("1")
+                if count == 1:
+                    return move
+        return None
+
+    def _hopeless(self, position: Position, loss: int) -> bool:
+        table = self.table
+        removed, stock, waste, drawn, recycles = position[:5]
+        least = self.units(position) - loss
+        king, pair_sum = table.king, table.pair_sum
+        kings = 0
+        bag = 0
+        for v in stock + (drawn,):
+            if v == king:
+                kings += 1
+            elif v:
+                bag += 1 << BITS * v
+        waste_kings = 0
+        waste_bag = 0
+        for v in waste:
+            if v == king:
+                waste_kings += 1
+            else:
+                waste_bag += 1 << BITS * v
+        relaxed = self.relaxed
+        if kings + waste_kings + relaxed.ceiling(removed, bag + waste_bag) < least:
+            return True
+        general = kings + waste_kings + relaxed.value(removed, bag + waste_bag)
+        if general < least:
+            return True
+        if not waste or (loss and recycles < table.recycles and general - 1 >= least):
+            # a line with a recycle may still make it
+            return False
+        # only lines with no recycle: the waste is a stack for good
+        present = table.full & ~removed
+        partners = {v for v, mask in table.by_value.items() if mask & present}
+        if table.stock_waste_pairs:
+            partners.update(stock)
+            partners.add(drawn)
+        for depth in range(len(waste) - 1, -1, -1):
+            v = waste[depth]
+            if v != king and pair_sum - v not in partners:
+                # it never leaves, nor does any card under it
+                if depth + 1 > loss:
+                    return True
+                break
+        return kings + self.stack.value(removed, waste, bag) < least

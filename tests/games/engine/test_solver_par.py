@@ -1,0 +1,129 @@
+"""The par search's bounds and its clearing search against exhaustive search on small variants.
+
+``Perfect`` answers "can a line clear the pyramid losing at most ``loss`` units (outside cards
+left, recycles made)?" exactly; the par search prunes with it, so a wrong "no" would lose the
+par.  Both are checked here against a breadth-first walk over the engine's own moves, on three-
+and four-row variants of every stock model the clearing search runs under.
+``SOLVER_PAR_DEALS`` sets how many random deals each variant gets.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from games.engine.brute import explore, game_key
+from games.engine.cards import full_deck
+from games.engine.deal import Deal
+from games.engine.game import Game, Outcome
+from games.engine.rules import Rules, StockModel
+from games.engine.solver import solve_par
+from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
+from games.engine.solver_position import position_of, table_for
+
+DEALS = int(os.environ.get("SOLVER_PAR_DEALS", "60"))
+
+STOCK_TOP = StockModel.STOCK_TOP_AND_WASTE
+DRAWN = StockModel.DRAWN_AND_WASTE
+WASTE = StockModel.WASTE_ONLY
+
+
+def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool) -> Rules:
+    return Rules(f"par-{model.value}-{passes}", ranks, 1, rows, pair_sum, passes, model, **flags)  # type: ignore[arg-type]
+
+
+VARIANTS = {
+    f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
+    for tag, rules in [
+        ("", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(STOCK_TOP, 3, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(STOCK_TOP, 3, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True)),
+        ("", variant(STOCK_TOP, 2, 4, (1, 2, 3, 4, 5), 6, stock_waste_pairs=True)),
+        ("-no-stock-waste-pairs", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4)),
+        ("", variant(DRAWN, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
+        ("", variant(DRAWN, 2, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True, face_down=True)),
+        ("", variant(WASTE, 2, 3, (1, 2, 3), 4)),
+        ("", variant(WASTE, 3, 3, (1, 2, 3), 3)),
+        ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
+    ]
+}
+
+
+def random_deal(rules: Rules, rng: random.Random) -> Deal:
+    cards = list(full_deck(rules.ranks, rules.decks))
+    rng.shuffle(cards)
+    return Deal(rules, tuple(cards[: rules.pyramid_size]), tuple(cards[rules.pyramid_size :]))
+
+
+def random_midgame(deal: Deal, rng: random.Random) -> Game:
+    game = Game.start(deal)
+    for _ in range(rng.randrange(10)):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game = game.apply(rng.choice(moves))
+    return game
+
+
+def best_win(game: Game) -> int | None:
+    """The highest score of a won game reachable from ``game`` (None when none is), by brute force."""
+    seen = {game_key(game)}
+    frontier = [game]
+    best = game.score if game.outcome is Outcome.WON else None
+    while frontier:
+        following = []
+        for current in frontier:
+            for move in current.legal_moves():
+                after = current.apply(move)
+                key = game_key(after)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if after.outcome is Outcome.WON and (best is None or after.score > best):
+                    best = after.score
+                following.append(after)
+        frontier = following
+    return best
+
+
+def perfect_for(game: Game) -> Perfect:
+    table = table_for(game)
+    relaxed = RelaxedMax(table, table.stock_waste_pairs or table.reach > 1)
+    return Perfect(table, relaxed, StackMax(table, relaxed), lambda: None)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_clearing_search_agrees_with_brute_force(name: str) -> None:
+    rules = VARIANTS[name]
+    rng = random.Random(f"perfect {name}")
+    answers = set()
+    for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
+        deal = random_deal(rules, rng)
+        game = random_midgame(deal, rng) if rng.random() < 0.5 else Game.start(deal)
+        if game.outcome is not Outcome.IN_PROGRESS:
+            continue
+        win = best_win(game)
+        perfect = perfect_for(game)
+        position = position_of(game)
+        units = perfect.units(position)
+        for loss in (0, 1):
+            truth = win is not None and (win - game.score) // 10 >= units - loss
+            answer = perfect.possible(position, loss)
+            assert answer == truth, f"{deal} after {game.moves}, loss {loss}"
+            answers.add(answer)
+    assert answers == {True, False}, "the variant should give both answers"
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_par_agrees_with_brute_force(name: str) -> None:
+    rules = VARIANTS[name]
+    rng = random.Random(f"par {name}")
+    for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
+        deal = random_deal(rules, rng)
+        game = random_midgame(deal, rng) if rng.random() < 0.3 else Game.start(deal)
+        par = solve_par(game)
+        assert par.exact and par.score == explore(game).par, f"{deal} after {game.moves}"
+        assert Game.replay(deal, game.moves + par.line).score == par.score
