@@ -234,6 +234,7 @@ class WinSearch:
         stuck = self.stuck
         covered: int | None = None
         key: tuple[int, tuple[int, ...], int] | None = None
+        code = 0
         if stuck:
             if position in self.seen:
                 return False
@@ -247,7 +248,7 @@ class WinSearch:
             self.visited[key] = code
             entered = []
         try:
-            return self._walk(position, bag, covered, entered)
+            return self._walk(position, bag, covered, entered, code)
         except (_Restart, OutOfBudget):
             # this stretch was not searched to the end: it refutes nothing, so it leaves no trace
             if key is None:
@@ -258,8 +259,9 @@ class WinSearch:
                 self.visited[key] = covered
             raise
 
-    def _walk(self, position: Position, bag: int, covered: int | None, entered: list[Position]) -> bool:
-        """The stretch from ``position`` on (``_search`` has just entered it in the tables)."""
+    def _walk(self, position: Position, bag: int, covered: int | None, entered: list[Position], start: int) -> bool:
+        """The stretch from ``position`` on (``_search`` has just entered it in the tables with the
+        code ``start``)."""
         table = self.table
         stuck = self.stuck
         # one position at a time while the house rules still look back at the first draws
@@ -335,8 +337,13 @@ class WinSearch:
                     return False
                 self.seen.add(position)
                 entered.append(position)
-            elif covered is not None and self._key(position)[1] >= covered:
-                return False
+            else:
+                code = self._key(position)[1]
+                if covered is not None and code >= covered:
+                    return False
+                if code >> 9 > start >> 9 and code & 511 >= start & 511:
+                    # the same stop of an earlier pass of this stretch tried every move there is here
+                    return False
             steps.append(step)
 
     def stack_clearable(self, position: Position, stock_bag: int, waste_bag: int) -> bool:
