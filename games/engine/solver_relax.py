@@ -184,12 +184,25 @@ class StackRelaxation:
         if self.steps > self.effort:
             raise _GaveUp
         table = self.table
-        king, pair_sum, values = table.king, table.pair_sum, table.values
-        if not self.relaxation.clearable(removed, bag + waste_bag):
+        king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
+        relaxation = self.relaxation
+        whole = bag + waste_bag
+        known = relaxation.memo.get((removed, whole))
+        if known is None:
+            known = relaxation.clearable(removed, whole)
+        if not known:
             return False
         top = waste[-1] if waste else 0
         if top == king:
             return self._clearable(removed, waste[:-1], bag, waste_bag)
+        if (
+            top
+            and self.reach == 1
+            and not table.present_values(removed) >> pair_sum - top & 1
+            and not (self.bag_reach and bag >> BITS * (pair_sum - top) & NIBBLE)
+        ):
+            # the top never leaves, and nothing under it comes back: the bag alone is left
+            return relaxation.clearable(removed, bag)
         below = waste_bag - (1 << BITS * top) if top else waste_bag
         free = table.free(removed)
         present = table.full & ~removed
@@ -201,22 +214,26 @@ class StackRelaxation:
             if v == king:
                 return self._clearable(removed | 1 << i, waste, bag, waste_bag)
             w = pair_sum - v
-            in_bag = bag >> BITS * w & NIBBLE
-            if in_bag and not waste_bag >> BITS * w & NIBBLE and not table.by_value.get(w, 0) & present & ~table.related[i]:
+            shift = BITS * w
+            in_bag = bag >> shift & NIBBLE
+            if in_bag and not waste_bag >> shift & NIBBLE and not by_value.get(w, 0) & present & ~related[i]:
                 # only stock cards can take this one, and they are all alike: pair it now
-                return self._clearable(removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag)
+                return self._clearable(removed | 1 << i, waste, bag - (1 << shift), waste_bag)
             for j in free[k + 1 :]:
                 if values[j] == w:
                     later.append((removed | 1 << i | 1 << j, waste, bag, waste_bag))
             if top == w:
                 options.append((removed | 1 << i, waste[:-1], bag, below))
             if in_bag:
-                later.append((removed | 1 << i, waste, bag - (1 << BITS * w), waste_bag))
+                later.append((removed | 1 << i, waste, bag - (1 << shift), waste_bag))
         n = len(waste)
-        for d in range(1, min(self.bag_reach, n) + 1):
-            u = waste[n - d]
-            if u != king and bag >> BITS * (pair_sum - u) & NIBBLE:
-                options.append((removed, waste[: n - d] + waste[n - d + 1 :], bag - (1 << BITS * (pair_sum - u)), waste_bag - (1 << BITS * u)))
+        if self.bag_reach and n:
+            for d in range(1, min(self.bag_reach, n) + 1):
+                u = waste[n - d]
+                if u != king and bag >> BITS * (pair_sum - u) & NIBBLE:
+                    options.append(
+                        (removed, waste[: n - d] + waste[n - d + 1 :], bag - (1 << BITS * (pair_sum - u)), waste_bag - (1 << BITS * u))
+                    )
         if self.reach > 1:
             for d in range(1, min(self.reach, n) + 1):
                 u = waste[n - d]

@@ -51,6 +51,8 @@ VARIANTS = {
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
         ("-house", variant(WASTE, 1, 3, (1, 2, 3), 4, **HOUSE)),
         ("-house", variant(WASTE, 1, 4, (1, 2, 3, 4), 5, **HOUSE)),
+        ("-house", variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)),
+        ("-house", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, **HOUSE)),
         # forty's "draw only when nothing can be removed", on every stock model
         ("-stuck", variant(DRAWN, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, face_down=True, draw_only_when_stuck=True)),
         ("-stuck", variant(DRAWN, 2, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True, draw_only_when_stuck=True)),
