@@ -169,7 +169,8 @@ class ParSearch:
         need = (self.best - score) // 10  # a line must bring more than this many units
         perfect = self.perfect
         if general - need <= 2 and perfect is not None and general == perfect.units(position):
-            # only a line that clears the pyramid and loses at most one unit on the way beats the best
+            # only a line that clears the pyramid (or, if it cannot be won, leaves the apex alone) and
+            # loses at most one unit more beats the best
             return not perfect.possible(position, general - need - 1)
         if position[4] < self.table.recycles:
             if general - 1 > need:

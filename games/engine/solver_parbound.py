@@ -279,22 +279,22 @@ class StackMax:
 
 
 class Perfect:
-    """Can a line from a position clear the pyramid and lose at most ``loss`` units on the way?
+    """Can a line from a position lose at most ``loss`` units of those it could still bring?
 
-    The par search asks this where a line must bring all but one or two units of those still out:
-    then a line that beats the best clears the pyramid (one that does not keeps the apex and its
-    row, two units), and it may leave at most ``loss`` outside cards or make at most ``loss``
-    recycles between them.  An exact search of the real game (stretches as in the par search),
-    with forced moves that never lose such a line and tests that end a branch (docs: par, "Lines
-    that must clear"):
+    The par search asks this where a line must bring all but one or two units of those still out.
+    Where the relaxation counts a cleared pyramid (``relaxed.clears``), such a line clears the
+    pyramid (one that does not keeps the apex and its row, two units); where the start cannot be
+    won, it ends with the apex alone in the pyramid (any other card left costs itself and its row).
+    Besides, it may leave at most ``loss`` outside cards or make at most ``loss`` recycles between
+    them.  An exact search of the real game (stretches as in the par search), with forced moves
+    that never lose such a line and tests that end a branch (docs: par, "Lines that must clear"):
 
-    - a king at the stock or waste top goes at once, and so does a free pyramid king that is not
-      the apex;
-    - a pair whose pyramid card has no other partner that could ever take it goes at once, unless
-      it empties the pyramid;
+    - a king at the stock or waste top goes at once; when the pyramid must be cleared, so does a
+      free pyramid king that is not the apex, and a pair whose pyramid card has no other partner
+      that could ever take it, unless the pair empties the pyramid;
     - a frozen pyramid, more recycles than ``loss``, or an upper bound on the units to come
       (``RelaxedMax``; with no recycle left to pay for, a waste card no card left can take, and
-      ``StackMax``) below the units still out less ``loss`` ends the branch.
+      ``StackMax``) below the units needed ends the branch.
 
     Every move removes a card, moves the pointer on or spends a recycle, so there are no cycles and
     failures are remembered for the whole par search by (pyramid, outside sequence, recycles used,
@@ -309,14 +309,19 @@ class Perfect:
         self.spend = spend
         self.failed: dict[tuple[int, tuple[int, ...], int, int], int] = {}
         self.drawn_model = int(table.drawn_model)
+        self.clears = relaxed.clears
+        #: the pyramid a line ends with at best: empty, or the apex alone
+        self.goal = table.full if self.clears else table.full & ~1
 
     def units(self, position: Position) -> int:
-        """Every unit still out: the pyramid's cards and rows, the outside cards."""
+        """The units a line can bring at most: every pyramid card and row and every outside card
+        still out, less the apex and its row where the pyramid cannot be cleared."""
         removed, stock, waste, drawn = position[:4]
         table = self.table
         present = table.full & ~removed
         rows = sum(1 for mask in table.row_masks if mask & present)
-        return bin(present).count("1") + rows + len(stock) + len(waste) + (1 if drawn else 0)
+        units = bin(present).count("1") + rows + len(stock) + len(waste) + (1 if drawn else 0)
+        return units if self.clears else units - 2
 
     def possible(self, position: Position, loss: int) -> bool:
         return self._search(position, loss)
@@ -354,6 +359,9 @@ class Perfect:
         first = True
         while True:
             self.spend()
+            if position[0] == self.goal and len(position[1]) + len(position[2]) + (1 if position[3] else 0) <= loss:
+                # the apex alone is left (the pyramid cannot be cleared), and few enough outside cards
+                return True
             if table.frozen(position) or self._hopeless(position, loss):
                 # a later stop of the pass has the same pyramid and its outside cards buried deeper
                 return False
@@ -388,10 +396,15 @@ class Perfect:
         table = self.table
         removed, stock, waste, drawn = position[:4]
         full = table.full
+        clears = self.clears
         for move in removals:
             a, b = move[1], move[2]
-            if b == NO_CARD and (a < 0 or removed | 1 << a != full):
+            if b == NO_CARD and (a < 0 or clears and removed | 1 << a != full):
                 return move
+        if not clears:
+            # a line that keeps the apex may end with outside pairs while one pyramid card keeps the
+            # pyramid from freezing: removing that card first could end the game early
+            return None
         values, pair_sum, by_value, related = table.values, table.pair_sum, table.by_value, table.related
         present = full & ~removed
         for move in removals:
