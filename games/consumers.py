@@ -24,7 +24,7 @@ from django.db import InterfaceError, OperationalError, connections
 
 from piramide_site.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
 
-from . import events, live, services
+from . import events, live, live_moves, services
 
 log = logging.getLogger(__name__)
 
@@ -272,9 +272,12 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 # ----------------------------------------------------------------- the game socket
 
 
-def _play_reply(call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> dict[str, Any]:
-    play = call(**kwargs)
+def _reply(play: services.Play, ref: str | None) -> dict[str, Any]:
     return {"type": "move.ok", "ref": ref, "version": play.game.move_count, "game": live.game_json(play.game, play.state)}
+
+
+def _play_reply(call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> dict[str, Any]:
+    return _reply(call(**kwargs), ref)
 
 
 class GameConsumer(LiveConsumer):
@@ -367,11 +370,20 @@ class GameConsumer(LiveConsumer):
         return self.user
 
     async def _answer(self, call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> None:
-        """Play, and answer before forwarding any event heard meanwhile (the move's own event among them)."""
+        """Play, and answer before forwarding any event heard meanwhile (the move's own event among them).
+
+        A move first tries the loop's own write (``live_moves``); whatever that leaves, the service decides.
+        """
         player = self._player()
         self.answering = asyncio.get_running_loop().create_future()
         try:
-            reply = await db_call(_play_reply)(call, ref, game_id=self.game_id, player=player, **kwargs)
+            play = None
+            if call is services.game_move_make and live_moves.enabled():
+                play = await live_moves.move_make(game_id=self.game_id, player=player, **kwargs)
+            if play is not None:
+                reply = _reply(play, ref)
+            else:
+                reply = await db_call(_play_reply)(call, ref, game_id=self.game_id, player=player, **kwargs)
             self.answered = max(self.answered, reply["version"])
             await self.send_json(reply)
         finally:

@@ -443,8 +443,7 @@ def finished_payload(game: Game, summary: dict[str, Any]) -> dict[str, Any]:
 # ----------------------------------------------------------------- games
 
 
-def publish_game_move_made(*, game: Game, state: EngineGame) -> None:
-    """A move was stored (the game row is locked by the caller); also publishes the end of the game."""
+def _move_made_sends(game: Game, state: EngineGame) -> list[Send]:
     from .live import game_json, game_summary
 
     summary = game_summary(game, state)
@@ -455,9 +454,20 @@ def publish_game_move_made(*, game: Game, state: EngineGame) -> None:
     ]
     if game.ranked:
         sends.append((challenge_group(game.challenge_id), progress_payload(game, summary)))
-    _publish(sends)
+    return sends
+
+
+def publish_game_move_made(*, game: Game, state: EngineGame) -> None:
+    """A move was stored (the game row is locked by the caller); also publishes the end of the game."""
+    _publish(_move_made_sends(game, state))
     if game.is_finished:
         publish_game_finished(game=game, state=state)
+
+
+def publish_game_move_made_from_loop(*, game: Game, state: EngineGame) -> None:
+    """The same events for a move that keeps the game going, from a coroutine on the server's
+    loop whose own write has committed (games/live_moves.py): queued for the loop's publisher."""
+    _enqueue(asyncio.get_running_loop(), [(group, encode(event)) for group, event in _move_made_sends(game, state)])
 
 
 def publish_game_finished(*, game: Game, state: EngineGame) -> None:

@@ -10,6 +10,7 @@ import datetime as dt
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -387,8 +388,8 @@ def _remember_committed(game: Game, state: EngineGame) -> None:
     positions.remember(positions.key_of("game", game.pk, game.started_at, game.version, game.move_count), state)
 
 
-def _move_write(game_id: int, version: int, moves: int, notation: str, now: dt.datetime) -> bool:
-    """Store a move if the game is still at ``version`` with ``moves`` moves and in progress.
+def _move_write(plan: HintedMove, now: dt.datetime) -> bool:
+    """Store a planned move if the game is still at its version with that many moves and in progress.
 
     One conditional UPDATE of the game row (which takes its row lock, as the locked path does) and
     the INSERT of the move, atomically: on Postgres a single statement, so a move costs one round
@@ -397,18 +398,19 @@ def _move_write(game_id: int, version: int, moves: int, notation: str, now: dt.d
     """
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         with connection.cursor() as cursor:
-            cursor.execute(_MOVE_WRITE_SQL, [moves + 1, version + 1, game_id, version, moves, moves + 1, notation, now])
+            cursor.execute(MOVE_WRITE_SQL, plan.write_args(now))
             return cursor.rowcount == 1
+    version, moves = plan.version, plan.seen
     with transaction.atomic():
         updated = Game.objects.filter(
-            pk=game_id, version=version, move_count=moves, outcome=Game.Outcome.IN_PROGRESS
+            pk=plan.game_id, version=version, move_count=moves, outcome=Game.Outcome.IN_PROGRESS
         ).update(move_count=moves + 1, version=version + 1)
         if updated:
-            Move.objects.create(game_id=game_id, number=moves + 1, notation=notation, created_at=now)
+            Move.objects.create(game_id=plan.game_id, number=moves + 1, notation=str(plan.after.moves[-1]), created_at=now)
         return bool(updated)
 
 
-_MOVE_WRITE_SQL = f"""
+MOVE_WRITE_SQL = f"""
 WITH moved AS (
     UPDATE {Game._meta.db_table} SET move_count = %s, version = %s
     WHERE id = %s AND version = %s AND move_count = %s AND outcome = '{Game.Outcome.IN_PROGRESS.value}'
@@ -419,12 +421,29 @@ SELECT id, %s, %s, %s FROM moved
 """
 
 
-def _move_from_hint(game_id: int, player: Any, parsed: EngineMove, seen: int) -> Play | None:
-    """The move without reading the game, when this process knows its latest version; else None.
+@dataclass(frozen=True)
+class HintedMove:
+    """A move the hint path may write without reading the game: the write's arguments and what follows."""
+
+    game_id: int
+    player: Any
+    facts: GameFacts
+    version: int
+    seen: int
+    after: EngineGame
+
+    def write_args(self, now: dt.datetime) -> list[Any]:
+        """The parameters of ``MOVE_WRITE_SQL``."""
+        moves = self.seen
+        return [moves + 1, self.version + 1, self.game_id, self.version, moves, moves + 1, str(self.after.moves[-1]), now]
+
+
+def move_from_hint_plan(game_id: int, player: Any, parsed: EngineMove, seen: int) -> HintedMove | None:
+    """The move checked against what this process remembers, reading nothing; None when it cannot be.
 
     Taken only for a move that keeps the game going, by its owner, on an open day, sent from the
-    version this process last saw committed.  Anything else — or a write that finds the row moved
-    on — returns None, and the caller takes the locked path, which answers with the exact error.
+    version this process last saw committed.  Anything else returns None, and the caller takes
+    the locked path, which answers with the exact error.
     """
     known = positions.hint("game", game_id)
     if known is None or known.moves != seen:
@@ -444,24 +463,52 @@ def _move_from_hint(game_id: int, player: Any, parsed: EngineMove, seen: int) ->
         return None  # the locked path says why (or that the client is out of date)
     if after.outcome is not Outcome.IN_PROGRESS:
         return None  # an ending move scores the game: the locked path does that
-    now = timezone.now()
-    try:
-        written = _move_write(game_id, known.version, seen, str(after.moves[-1]), now)
-    except IntegrityError:
-        written = False
+    return HintedMove(game_id, player, facts, known.version, seen, after)
+
+
+def move_from_hint_written(
+    plan: HintedMove, written: bool, after_commit: Callable[[Callable[[], None]], None] | None = None
+) -> Play | None:
+    """After the write of a planned move: its play, or None (and the hint forgotten) when the row had moved on.
+
+    The new position and version are remembered by ``after_commit`` (``transaction.on_commit`` on a
+    thread; at once, the default, from the event loop, whose write commits by itself).
+    """
     if not written:
-        positions.hint_drop("game", game_id)
+        positions.hint_drop("game", plan.game_id)
         return None
+    facts = plan.facts
     game = Game(
-        pk=game_id, challenge_id=facts.challenge_id, player_id=facts.player_id, ranked=facts.ranked,
-        outcome=Game.Outcome.IN_PROGRESS, move_count=seen + 1, version=known.version + 1, score=None,
+        pk=plan.game_id, challenge_id=facts.challenge_id, player_id=facts.player_id, ranked=facts.ranked,
+        outcome=Game.Outcome.IN_PROGRESS, move_count=plan.seen + 1, version=plan.version + 1, score=None,
         started_at=facts.started_at, finished_at=None,
     )
-    key = positions.key_of("game", game_id, facts.started_at, game.version, game.move_count)
+    if getattr(plan.player, "display_name", None) is not None:
+        game._state.fields_cache["player"] = plan.player  # the owner: summaries need no query for the name
+    key = positions.key_of("game", game.pk, facts.started_at, game.version, game.move_count)
     hint = positions.Hint(game.version, game.move_count, facts)
-    transaction.on_commit(lambda: (positions.remember(key, after), positions.hint_set("game", game_id, hint)))
-    events.publish_game_move_made(game=game, state=after)
-    return Play(game, after)
+
+    def remember() -> None:
+        positions.remember(key, plan.after)
+        positions.hint_set("game", plan.game_id, hint)
+
+    (after_commit or (lambda call: call()))(remember)
+    return Play(game, plan.after)
+
+
+def _move_from_hint(game_id: int, player: Any, parsed: EngineMove, seen: int) -> Play | None:
+    """The move written with one conditional UPDATE + INSERT on this thread's connection, or None."""
+    plan = move_from_hint_plan(game_id, player, parsed, seen)
+    if plan is None:
+        return None
+    try:
+        written = _move_write(plan, timezone.now())
+    except IntegrityError:
+        written = False
+    play = move_from_hint_written(plan, written, transaction.on_commit)
+    if play is not None:
+        events.publish_game_move_made(game=play.game, state=play.state)
+    return play
 
 
 def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:

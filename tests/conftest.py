@@ -141,6 +141,16 @@ def _fresh_rank_keys(request: pytest.FixtureRequest) -> Iterator[None]:
         _forget_test_keys()
 
 
+@pytest.fixture(autouse=True)
+def _close_loop_move_connections() -> Iterator[None]:
+    """Each async test runs on a loop of its own: the connections its sockets' moves opened from
+    that loop (games/live_moves.py) close with it, before the test database is flushed or dropped."""
+    yield
+    module = sys.modules.get("games.live_moves")
+    if module is not None:
+        module.close_all()
+
+
 @pytest.fixture(scope="session")
 def _worker_process(django_db_setup: Any, django_db_blocker: Any) -> Iterator[subprocess.Popen[bytes]]:
     """A real Celery worker on the test database and the Redis broker, for the whole session."""

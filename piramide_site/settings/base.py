@@ -229,6 +229,14 @@ LIVE_MAX_MESSAGE_BYTES = env.int("LIVE_MAX_MESSAGE_BYTES", default=4096)
 LIVE_ROOM_INTERVAL = env.float("LIVE_ROOM_INTERVAL", default=1.0)
 #: A reconnecting client further behind than this many moves gets a full state instead.
 LIVE_RESYNC_GAP = env.int("LIVE_RESYNC_GAP", default=200)
+#: A socket's everyday move (by its owner, from the version this process knows, not ending the game)
+#: is written from the event loop on Postgres, on at most LIVE_MOVE_CONNECTIONS connections per
+#: server process besides the pool (games/live_moves.py); false: every move takes a worker thread.
+LIVE_LOOP_MOVES = env.bool("LIVE_LOOP_MOVES", default=True)
+LIVE_MOVE_CONNECTIONS = env.int("LIVE_MOVE_CONNECTIONS", default=4)
+#: Whether those writes wait for the WAL to reach the disk before the move is answered
+#: (docs/operations.md, *Durability of moves*).
+LIVE_MOVE_SYNCHRONOUS_COMMIT = env.bool("LIVE_MOVE_SYNCHRONOUS_COMMIT", default=True)
 RACE_MAX_PLAYERS = env.int("RACE_MAX_PLAYERS", default=8)
 RACE_COUNTDOWN = env.int("RACE_COUNTDOWN", default=5)
 RACE_COUNTDOWN_MIN = env.int("RACE_COUNTDOWN_MIN", default=3)

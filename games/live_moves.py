@@ -1,0 +1,121 @@
+"""A socket's everyday move, written from the server's event loop (docs/live.md, *The move path*).
+
+Most moves are sent by a game's owner from the version this process last saw committed, and do
+not end the game: ``services.move_from_hint_plan`` checks them against the remembered position
+without reading anything, and one statement stores them (``services.MOVE_WRITE_SQL``: the
+conditional UPDATE of the game row and the INSERT of the move).  On Postgres that statement is
+sent from the loop itself, on one of a few psycopg async connections the loop keeps, instead of
+a hop to a worker thread and back through Django's cursor and its health check.
+
+Anything else — no hint, a write that finds the row moved on, an ending move, SQLite, a
+database error — returns None and the caller takes the threaded service, which reads the row,
+locks it and answers with the exact result or error.  So this path never refuses a move, and
+never trusts its memory: the version in the WHERE clause decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.db import connections
+from django.utils import timezone
+
+from . import events, services
+
+log = logging.getLogger(__name__)
+
+
+def enabled() -> bool:
+    return bool(settings.LIVE_LOOP_MOVES) and connections["default"].vendor == "postgresql"
+
+
+def connection_params() -> dict[str, Any]:
+    """Django's connection parameters for ``default``, for a psycopg async connection in autocommit."""
+    params = dict(connections["default"].get_connection_params())
+    for django_only in ("cursor_factory", "context"):
+        params.pop(django_only, None)
+    params.setdefault("connect_timeout", 5)
+    params["autocommit"] = True
+    if not settings.LIVE_MOVE_SYNCHRONOUS_COMMIT:
+        params["options"] = f"{params.get('options', '')} -c synchronous_commit=off".strip()
+    return params
+
+
+class Connections:
+    """The loop's connections for move writes: at most ``size``, each used by one write at a time."""
+
+    def __init__(self, size: int) -> None:
+        self.slots = asyncio.Semaphore(size)
+        self.idle: list[Any] = []
+        self.open: set[Any] = set()
+
+    async def write(self, sql: str, args: list[Any]) -> int:
+        """Run one statement; its row count.  A connection that failed is closed, never reused."""
+        import psycopg
+
+        async with self.slots:
+            conn = self.idle.pop() if self.idle else None
+            if conn is None or conn.closed:
+                conn = await psycopg.AsyncConnection.connect(**connection_params())
+                self.open.add(conn)
+            reusable = False
+            try:
+                cursor = await conn.execute(sql, args)
+                reusable = True
+                return int(cursor.rowcount)
+            finally:
+                if reusable and not conn.closed:
+                    self.idle.append(conn)
+                else:
+                    self.open.discard(conn)
+                    await conn.close()
+
+    def close(self) -> None:
+        """Close every connection now (from any thread, the loop running or not)."""
+        for conn in list(self.open):
+            if not conn.closed:
+                conn.pgconn.finish()
+        self.open.clear()
+        self.idle.clear()
+
+
+_by_loop: dict[asyncio.AbstractEventLoop, Connections] = {}
+
+
+def loop_connections() -> Connections:
+    loop = asyncio.get_running_loop()
+    found = _by_loop.get(loop)
+    if found is None:
+        for old in [known for known in _by_loop if known.is_closed()]:
+            _by_loop.pop(old).close()
+        found = _by_loop[loop] = Connections(settings.LIVE_MOVE_CONNECTIONS)
+    return found
+
+
+def close_all() -> None:
+    """Close every loop's connections (tests, before their database is dropped)."""
+    for known in list(_by_loop):
+        _by_loop.pop(known).close()
+
+
+async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> services.Play | None:
+    """The move stored and published from the loop, or None: then ``services.game_move_make`` decides.
+
+    A malformed move raises ``IllegalMove`` at once, as the service would.
+    """
+    parsed = services.move_parse(move)
+    plan = services.move_from_hint_plan(game_id, player, parsed, seen)
+    if plan is None:
+        return None
+    try:
+        written = await loop_connections().write(services.MOVE_WRITE_SQL, plan.write_args(timezone.now())) == 1
+    except Exception as error:  # the threaded path retries, and answers with the database's error if any
+        log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
+        return None
+    play = services.move_from_hint_written(plan, written)
+    if play is not None:
+        events.publish_game_move_made_from_loop(game=play.game, state=play.state)
+    return play

@@ -1,0 +1,148 @@
+"""Socket moves written from the event loop (games/live_moves.py), on Postgres: the everyday move
+takes the loop's connection, and everything else falls back to the threaded service with the
+same result — another writer got there first, the loop's connection died, the move ends the game."""
+
+from __future__ import annotations
+
+import asyncio
+
+import psycopg
+import pytest
+from channels.db import database_sync_to_async
+
+from games import live_moves, services
+from games.engine import Game as EngineGame
+from games.engine import parse_move, score_moves
+from games.models import Game, Move
+from leaderboard.models import Score
+from tests.sockets import Socket
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def on_postgres(postgres, settings):
+    settings.LIVE_LOOP_MOVES = True
+    settings.LIVE_RATE_BURST = 200  # a whole game at test speed, in one burst
+
+
+async def open_game(game, cookie):
+    socket = await Socket(f"/ws/games/{game.pk}/", cookie).open()
+    await socket.until("synced")
+    return socket
+
+
+async def play(socket, move, seen):
+    await socket.send(type="move", move=move, seen=seen, ref=str(seen))
+    while True:
+        message = await socket.recv()
+        assert message["type"] != "error", message
+        if message["type"] == "move.ok":
+            return message
+
+
+def stored(game):
+    return list(Move.objects.filter(game=game).order_by("number").values_list("number", "notation"))
+
+
+async def test_a_whole_game_over_the_socket_uses_the_loop_for_every_move_but_the_first_and_the_last(
+    alice_game, alice_cookie, line
+):
+    socket = await open_game(alice_game, alice_cookie)
+    watcher_moves = []
+    for seen, move in enumerate(line):
+        reply = await play(socket, move, seen)
+        assert reply["version"] == seen + 1 and reply["game"]["moves"] == seen + 1
+        watcher_moves.append(reply["game"]["state"]["moves"])
+        if seen == 1:
+            connections = live_moves.loop_connections()
+            assert connections.open, "the second move, sent from the committed version, was written from the loop"
+    assert reply["game"]["outcome"] == "won"
+    await socket.close()
+    game = await database_sync_to_async(Game.objects.select_related("challenge").get)(pk=alice_game.pk)
+    assert game.outcome == Game.Outcome.WON and game.move_count == len(line) and game.version == len(line)
+    assert await database_sync_to_async(stored)(game) == [(n + 1, m) for n, m in enumerate(line)]
+    score = await database_sync_to_async(Score.objects.get)(game=game)
+    assert game.score == score.points == score_moves(EngineGame.replay(game.challenge.deal, [parse_move(m) for m in line]).moves)
+
+
+async def test_spectators_hear_moves_written_from_the_loop(alice_game, alice_cookie, line):
+    socket = await open_game(alice_game, alice_cookie)
+    second_tab = await open_game(alice_game, alice_cookie)
+    for seen in range(3):
+        await play(socket, line[seen], seen)
+    heard = [await second_tab.until("game.move_made") for _ in range(3)]
+    assert [event["version"] for event in heard] == [1, 2, 3]
+    assert [event["move"] for event in heard] == line[:3]
+    await socket.close()
+    await second_tab.close()
+
+
+async def test_a_move_after_another_writer_moved_the_game_on_is_refused_as_stale_and_stores_nothing(
+    alice_game, alice_cookie, line
+):
+    socket = await open_game(alice_game, alice_cookie)
+    await play(socket, line[0], 0)
+    await play(socket, line[1], 1)
+
+    def another_server_moves() -> None:
+        # What a second server process does: write from its own connection, unknown to this process's memory.
+        state = EngineGame.replay(alice_game.challenge.deal, [parse_move(m) for m in line[:2]])
+        plan = services.HintedMove(alice_game.pk, None, None, 2, 2, state.apply(parse_move(line[2])))  # type: ignore[arg-type]
+        from django.db import connection
+        from django.utils import timezone
+
+        with connection.cursor() as cursor:
+            cursor.execute(services.MOVE_WRITE_SQL, plan.write_args(timezone.now()))
+            assert cursor.rowcount == 1
+
+    await database_sync_to_async(another_server_moves)()
+    await socket.send(type="move", move=line[2], seen=2, ref="late")
+    error = await socket.until("error")
+    assert error["code"] == "stale" and error["moves"] == 3 and error["ref"] == "late"
+    assert await database_sync_to_async(stored)(alice_game) == [(1, line[0]), (2, line[1]), (3, line[2])]
+    await socket.send(type="sync", since=2)
+    await socket.until("synced")
+    reply = await play(socket, line[3], 3)
+    assert reply["version"] == 4
+    await socket.close()
+
+
+async def test_a_move_whose_loop_connection_died_is_stored_once_by_the_threaded_path(alice_game, alice_cookie, line):
+    socket = await open_game(alice_game, alice_cookie)
+    await play(socket, line[0], 0)
+    await play(socket, line[1], 1)
+    connections = live_moves.loop_connections()
+    (conn,) = connections.open
+    pid = conn.info.backend_pid
+
+    def terminate() -> None:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+    await database_sync_to_async(terminate)()
+    await asyncio.sleep(0.1)
+    reply = await play(socket, line[2], 2)
+    assert reply["version"] == 3
+    assert conn not in connections.open, "the dead connection is dropped"
+    reply = await play(socket, line[3], 3)
+    assert reply["version"] == 4
+    assert connections.open, "the next move opens a new one"
+    assert await database_sync_to_async(stored)(alice_game) == [(n + 1, m) for n, m in enumerate(line[:4])]
+    await socket.close()
+
+
+async def test_loop_connections_close_with_close_all(alice_game, alice_cookie, line):
+    socket = await open_game(alice_game, alice_cookie)
+    await play(socket, line[0], 0)
+    await play(socket, line[1], 1)
+    (conn,) = live_moves.loop_connections().open
+    live_moves.close_all()
+    assert conn.closed
+    with pytest.raises(psycopg.OperationalError):
+        await conn.execute("SELECT 1")
+    reply = await play(socket, line[2], 2)
+    assert reply["version"] == 3
+    await socket.close()
