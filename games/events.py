@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import os
+import secrets
 from typing import TYPE_CHECKING, Any, Protocol
 
 from asgiref.sync import SyncToAsync
@@ -189,6 +190,17 @@ def pubsub_prefix() -> str:
     return f"piramide-live:{hashlib.sha1(name.encode()).hexdigest()[:12]}:"
 
 
+#: A Redis message is the publishing hub's origin (hex) followed by the JSON list of encoded events.
+ORIGIN_BYTES = 8
+ORIGIN_CHARS = 2 * ORIGIN_BYTES
+#: The origin of events published from outside any server's hub (a Celery task, a command).
+NO_HUB = "0" * ORIGIN_CHARS
+
+
+def _message(origin: str, events: list[Encoded]) -> str:
+    return origin + json.dumps(events)
+
+
 class Listener(Protocol):
     def hear(self, events: list[Encoded]) -> None: ...
 
@@ -203,6 +215,8 @@ class Hub:
         self.pubsub: Any = None
         self.reader: asyncio.Task[None] | None = None
         self.prefix = pubsub_prefix()
+        #: Marks this hub's own messages: it delivers them to its sockets before publishing, and skips them when Redis echoes them back.
+        self.origin = secrets.token_hex(ORIGIN_BYTES)
         #: Groups this process is subscribed to in Redis, changed only under ``lock``.
         self.subscribed: set[str] = set()
         self.lock = asyncio.Lock()
@@ -260,18 +274,20 @@ class Hub:
                 listener.hear(events)
 
     async def publish(self, groups: dict[str, list[Encoded]]) -> None:
+        """This process's sockets hear the events at once; with Redis, the other processes through it."""
+        self.deliver(groups)
         if not settings.REDIS_URL:
-            self.deliver(groups)
             return
         async with self._client().pipeline(transaction=False) as pipe:
             for group, events in groups.items():
-                pipe.publish(self.prefix + group, json.dumps(events))
+                pipe.publish(self.prefix + group, _message(self.origin, events))
             await pipe.execute()
 
     async def _read(self) -> None:
         """Deliver what Redis sends on the subscribed channels; after a lost connection, redis-py
         subscribes again when it reconnects (what was published meanwhile is missed: clients ``sync``)."""
         cut = len(self.prefix)
+        own = self.origin.encode()
         while True:
             try:
                 message = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=5.0)
@@ -285,8 +301,11 @@ class Hub:
                 continue
             channel = message["channel"]
             group = (channel.decode() if isinstance(channel, bytes) else channel)[cut:]
+            data = message["data"]
+            if data[:ORIGIN_CHARS] == own:
+                continue  # published by this hub, which delivered it already
             try:
-                events = json.loads(message["data"])
+                events = json.loads(data[ORIGIN_CHARS:])
             except ValueError:
                 log.error("live events: unreadable message on %s", group)
                 continue
@@ -379,7 +398,7 @@ def _send_elsewhere(groups: dict[str, list[Encoded]]) -> None:
         prefix = pubsub_prefix()
         pipe = _sync_redis.pipeline(transaction=False)
         for group, events in groups.items():
-            pipe.publish(prefix + group, json.dumps(events))
+            pipe.publish(prefix + group, _message(NO_HUB, events))
         pipe.execute()
         return
     for loop, known in list(_hubs.items()):
