@@ -167,6 +167,9 @@ class WinSearch:
     #: nodes of the first run, in the plain order; each later run, in a shuffled order, gets
     #: ``RESTART_GROWTH`` times as many as the one before
     FIRST_RUN_NODES = 20_000
+    #: under the house rules the stack relaxation costs more than it saves on the many deals decided
+    #: within a few hundred stops: it starts once a search has made this many
+    HOUSE_STACK_AFTER = 500
     RESTART_GROWTH = 2
 
     def run(self, start: Position) -> list[SolverMove] | None:
@@ -283,7 +286,7 @@ class WinSearch:
                     bag = usable
                     if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
                         return False
-                if position[2] and not single:
+                if position[2] and not single and (not self.house or self.budget.nodes > self.HOUSE_STACK_AFTER):
                     if stock_bag < 0 or table.drawn_model:
                         stock_bag = self.outside_bag(position[1] + (position[3],))
                         waste_bag = self.outside_bag(position[2])
