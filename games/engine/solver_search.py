@@ -216,6 +216,15 @@ class WinSearch:
             return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
         return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.drawn_model
 
+    def _code(self, position: Position) -> int:
+        """``_key(position)[1]`` without building the key, for a stop along a stretch."""
+        _, _, waste, drawn, recycles, house = position
+        if self.house:
+            return (recycles << 9) + (len(waste) << 1) + (not house & HOUSE_LAST_DRAW)
+        if drawn:
+            return (recycles << 9) + (len(waste) + 1 << 1)
+        return (recycles << 9) + (len(waste) << 1) + self.drawn_model
+
     def settled(self, position: Position) -> bool:
         """Under the house rules, the return-three can no longer happen (and no card is held in play)."""
         table, house = self.table, position[5]
@@ -341,7 +350,7 @@ class WinSearch:
                 self.seen.add(position)
                 entered.append(position)
             else:
-                code = self._key(position)[1]
+                code = self._code(position)
                 if covered is not None and code >= covered:
                     return False
                 if code >> 9 > start >> 9 and code & 511 >= start & 511:
