@@ -42,7 +42,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "piramide_site.headers.SecurityHeadersMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "piramide_site.static_files.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -115,7 +115,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env("REDIS_URL", default="")
 
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # One pool per process: Django keeps a cache object, and a pool, per thread (piramide_site/redis_pool.py).
+            "OPTIONS": {"pool_class": "piramide_site.redis_pool.SharedConnectionPool"},
+        }
+    }
     # redis-py 8 reads with a 5 s socket timeout by default, shorter than the channel layer's
     # blocking receive: an idle socket would be torn down every 5 s (django/channels_redis#422).
     # It also caps a pool at 100 connections and fails past that, which a burst of sockets
