@@ -61,6 +61,12 @@ def recall(key: Key) -> EngineGame | None:
         return found[1]
 
 
+def recall_latest(kind: str, pk: int) -> tuple[Key, EngineGame] | None:
+    """The newest position remembered for a game, whatever its version (the caller checks it)."""
+    with _lock:
+        return _positions.get((kind, pk))
+
+
 def remember(key: Key, state: EngineGame) -> None:
     """Keep ``state`` under ``key``, whose move count must be ``len(state.moves)``; a game keeps
     its newest version (an older one, remembered late by a slower thread, is dropped)."""

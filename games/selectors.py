@@ -81,9 +81,34 @@ def game_engine_state(game: Game, *, locked: bool = False) -> EngineGame:
     key = positions.key_of("game", game.pk, game.started_at, game.version, game.move_count)
     if (state := positions.recall(key)) is not None:
         return state
-    state = EngineGame.replay(game.challenge.deal, game_moves(game))
-    if game.ranked or locked:
+    steady = game.ranked or locked
+    state = _caught_up(game, positions.recall_latest("game", game.pk)) if steady else None
+    if state is None:
+        state = EngineGame.replay(game.challenge.deal, game_moves(game))
+    if steady:
         positions.remember(key, state)
+    return state
+
+
+def _caught_up(game: Game, known: tuple[Any, EngineGame] | None) -> EngineGame | None:
+    """An older remembered position brought up to the row by the moves stored since, or None.
+
+    Only when nothing was undone in between: every change raises the version by one, a move
+    adds one to the count and an undo takes one off, so equal rises of both mean moves only, and
+    the log up to the remembered count is unchanged (another process or a REST request played
+    on, say).  The caller reads a log that cannot change meanwhile (ranked, or the row locked).
+    """
+    if known is None:
+        return None
+    (_, _, created, version, moves), state = known
+    added = game.move_count - moves
+    if created != str(game.started_at) or added <= 0 or game.version - version != added:
+        return None
+    newer = list(game.moves.filter(number__gt=moves).order_by("number").values_list("notation", flat=True))
+    if len(newer) != added:
+        return None
+    for text in newer:
+        state = state.apply(parse_move(text))
     return state
 
 

@@ -122,3 +122,55 @@ def test_the_hint_never_lets_another_player_move(player, other_player, django_ca
     with pytest.raises(NotYours):
         game_move_make(game_id=game.pk, player=other_player, move=str(first.state.legal_moves()[0]), seen=1)
     assert Move.objects.filter(game=game).count() == 1
+
+
+def _play_elsewhere(game, count):
+    """Moves stored as another process would store them: this process's memory does not hear of them."""
+    state = game_engine_state(Game.objects.get(pk=game.pk), locked=True)
+    row = Game.objects.get(pk=game.pk)
+    for _ in range(count):
+        move = state.legal_moves()[0]
+        state = state.apply(move)
+        row.move_count += 1
+        row.version += 1
+        Move.objects.create(game=row, number=row.move_count, notation=str(move))
+    row.save(update_fields=["move_count", "version"])
+    return state
+
+
+@pytest.mark.django_db
+def test_a_game_moved_on_elsewhere_is_caught_up_from_the_remembered_position(player, django_capture_on_commit_callbacks):
+    challenge = make_challenge(preset="classic")
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    with django_capture_on_commit_callbacks(execute=True):
+        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    memory = dict(positions._positions)
+    expected = _play_elsewhere(game, 3)
+    positions._positions.clear()
+    positions._positions.update(memory)  # what this process knew before the other one played on
+    row = Game.objects.select_related("challenge").get(pk=game.pk)
+    with mock.patch.object(EngineGame, "replay", side_effect=AssertionError("replayed")):
+        state = game_engine_state(row, locked=True)
+    assert state.moves == expected.moves and state.removed == expected.removed and state.score == expected.score
+    assert positions.recall(positions.key_of("game", game.pk, row.started_at, 4, 4)) is state
+
+
+@pytest.mark.django_db
+def test_a_game_with_an_undo_since_the_remembered_position_is_replayed(player, django_capture_on_commit_callbacks):
+    challenge = make_challenge(preset="classic")
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    game_resign(game_id=game.pk, player=player)
+    practice = game_practice_start(challenge_id=challenge.pk, player=player).game
+    with django_capture_on_commit_callbacks(execute=True):
+        game_move_make(game_id=practice.pk, player=player, move="D", seen=0)
+        game_move_make(game_id=practice.pk, player=player, move="D", seen=1)
+    memory = dict(positions._positions)
+    with django_capture_on_commit_callbacks(execute=True):
+        game_move_undo(game_id=practice.pk, player=player, seen=2)
+    expected = _play_elsewhere(practice, 2)  # version 2 -> 3 (undo) -> 5; moves 2 -> 1 -> 3
+    positions._positions.clear()
+    positions._positions.update(memory)
+    row = Game.objects.select_related("challenge").get(pk=practice.pk)
+    assert (row.version, row.move_count) == (5, 3)
+    state = game_engine_state(row, locked=True)
+    assert state.moves == expected.moves and state.removed == expected.removed
