@@ -177,6 +177,9 @@ CSRF_COOKIE_SAMESITE = "Lax"
 # Sessions that name Django's ModelBackend (made before) are read as naming it (accounts/sessions.py).
 AUTHENTICATION_BACKENDS = ["accounts.backends.LockoutModelBackend"]
 SESSION_SERIALIZER = "accounts.sessions.SessionSerializer"
+#: With Redis, sessions are read from the cache and written through to Postgres: a request or a
+#: socket's handshake reads its session without a query, and a flushed cache falls back to the table.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
 #: Failed sign-ins before a username (or an address) is refused until its window ends.
 SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
 SIGNIN_FAILURES_PER_IP = env("SIGNIN_FAILURES_PER_IP", default="50/15min")
