@@ -60,7 +60,7 @@ def __getattr__(name: str) -> Any:
     """``uvicorn bench.live:application``: the site's ASGI stack with one more route, a bare echo."""
     if name != "application":
         raise AttributeError(name)
-    from django.core.asgi import get_asgi_application
+    from piramide_site.http import get_asgi_application
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
     http = get_asgi_application()

@@ -7,7 +7,7 @@ per-address limits on open sockets and frames (piramide_site/socket_limits.py), 
 
 import os
 
-from django.core.asgi import get_asgi_application
+from piramide_site.http import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 django_asgi_app = get_asgi_application()

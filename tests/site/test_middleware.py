@@ -1,24 +1,67 @@
-"""The middleware chain runs on the event loop under ASGI: every middleware is async-capable,
-so Django does not adapt the chain with extra hops between the loop and a thread; the static
-files and the security headers still come through it."""
+"""HTTP under ASGI: the middleware chain runs sync, on the request's thread, entered once
+(piramide_site/http.py); static files and the security headers still come through it."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from django.conf import settings
-from django.test import AsyncClient
-from django.utils.module_loading import import_string
+from asgiref.testing import ApplicationCommunicator
+
+from piramide_site.http import SyncChainASGIHandler
+
+pytestmark = pytest.mark.asyncio
+
+THREADS: list[tuple[str, int]] = []
 
 
-def test_every_middleware_runs_async_as_well_as_sync():
-    sync_only = [path for path in settings.MIDDLEWARE if not getattr(import_string(path), "async_capable", False)]
-    assert sync_only == []
+class Recorder:
+    """A test middleware: notes the thread it runs on."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        THREADS.append((request.path, threading.get_ident()))
+        return self.get_response(request)
 
 
-@pytest.mark.asyncio
-async def test_a_static_file_is_served_under_asgi_with_the_security_headers():
-    response = await AsyncClient().get("/static/frontend/site.css")
-    assert response.status_code == 200
-    assert b"{" in b"".join(response.streaming_content)
-    assert response["Content-Security-Policy"].startswith("default-src 'self'")
-    assert "camera=()" in response["Permissions-Policy"]
+async def get(application, path):
+    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "scheme": "http", "headers": [(b"host", b"127.0.0.1")],
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}
+    communicator = ApplicationCommunicator(application, scope)
+    await communicator.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await communicator.receive_output(10)
+    body = b""
+    while True:
+        chunk = await communicator.receive_output(10)
+        body += chunk.get("body", b"")
+        if not chunk.get("more_body"):
+            break
+    await communicator.wait(10)
+    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+
+
+async def test_every_middleware_runs_on_the_one_thread_of_its_request(settings):
+    recorder = f"{__name__}.Recorder"
+    settings.MIDDLEWARE = [recorder, *settings.MIDDLEWARE, recorder]
+    THREADS.clear()
+    status, _, _ = await get(SyncChainASGIHandler(), "/static/frontend/site.css")
+    assert status == 200
+    assert len(THREADS) == 1, "the static file is served above the innermost middleware"
+    THREADS.clear()
+    status, _, _ = await get(SyncChainASGIHandler(), "/healthz/")
+    assert [path for path, _ in THREADS] == ["/healthz/", "/healthz/"]
+    (thread,) = {ident for _, ident in THREADS}
+    assert thread != threading.get_ident(), "not on the event loop's thread"
+
+
+async def test_the_site_serves_a_static_file_with_the_security_headers():
+    from piramide_site.asgi import application
+
+    status, headers, body = await get(application, "/static/frontend/site.css")
+    assert status == 200 and b"{" in body
+    assert headers["content-security-policy"].startswith("default-src 'self'")
+    assert "camera=()" in headers["permissions-policy"]
+    assert headers["x-content-type-options"] == "nosniff"
