@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from games.engine.cards import full_deck, parse_card
 from games.engine.deal import Deal
 from games.engine.game import Game
-from games.engine.rules import Rules, get_rules
+from games.engine.rules import Rules, StockModel, get_rules
 
 
 def deal_with(preset: str | Rules, pyramid: str, stock: str = "") -> Deal:
@@ -27,3 +28,30 @@ def game_with(preset: str | Rules, pyramid: str, stock: str = "", moves: str = "
     from games.engine.moves import parse_moves
 
     return Game.replay(deal_with(preset, pyramid, stock), parse_moves(moves))
+
+
+# ----------------------------------------------------------------- small random deals, for brute force
+
+
+def tiny_rules(
+    prefix: str, model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int
+) -> Rules:
+    """A small variant (few rows, few ranks, one deck) that exhaustive search can take whole."""
+    return Rules(f"{prefix}-{model.value}-{passes}", ranks, 1, rows, pair_sum, passes, model, **flags)  # type: ignore[arg-type]
+
+
+def random_deal(rules: Rules, rng: random.Random) -> Deal:
+    cards = list(full_deck(rules.ranks, rules.decks))
+    rng.shuffle(cards)
+    return Deal(rules, tuple(cards[: rules.pyramid_size]), tuple(cards[rules.pyramid_size :]))
+
+
+def random_midgame(deal: Deal, rng: random.Random, most_moves: int) -> Game:
+    """The deal after fewer than ``most_moves`` random legal moves."""
+    game = Game.start(deal)
+    for _ in range(rng.randrange(most_moves)):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game = game.apply(rng.choice(moves))
+    return game

@@ -14,13 +14,13 @@ import random
 import pytest
 
 from games.engine.brute import explore
-from games.engine.cards import full_deck
-from games.engine.deal import Deal
 from games.engine.game import Game, Outcome
 from games.engine.rules import Rules, StockModel
 from games.engine.solver import Verdict, hint, solve, solve_par
 from games.engine.solver_position import Position, SolverMove
 from games.engine.solver_search import WinSearch
+
+from .builders import random_deal, random_midgame, tiny_rules
 
 DEALS = int(os.environ.get("SOLVER_BRUTE_DEALS", "80"))
 
@@ -31,7 +31,7 @@ HOUSE = {"house_put_back": True, "house_waste_reach": 4, "house_return_three": T
 
 
 def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
-    return Rules(f"tiny-{model.value}-{passes}", ranks, 1, rows, pair_sum, passes, model, **flags)  # type: ignore[arg-type]
+    return tiny_rules("tiny", model, passes, rows, pair_sum=pair_sum, ranks=ranks, **flags)
 
 
 VARIANTS = {
@@ -63,22 +63,6 @@ VARIANTS = {
 }
 
 
-def random_deal(rules: Rules, rng: random.Random) -> Deal:
-    cards = list(full_deck(rules.ranks, rules.decks))
-    rng.shuffle(cards)
-    return Deal(rules, tuple(cards[: rules.pyramid_size]), tuple(cards[rules.pyramid_size :]))
-
-
-def random_midgame(deal: Deal, rng: random.Random) -> Game:
-    game = Game.start(deal)
-    for _ in range(rng.randrange(12)):
-        moves = game.legal_moves()
-        if not moves:
-            break
-        game = game.apply(rng.choice(moves))
-    return game
-
-
 @pytest.mark.parametrize("name", VARIANTS)
 def test_solver_agrees_with_brute_force_on_random_small_deals(name: str) -> None:
     rules = VARIANTS[name]
@@ -87,7 +71,7 @@ def test_solver_agrees_with_brute_force_on_random_small_deals(name: str) -> None
     # a four-row pyramid over sixteen cards has ten times the positions: fewer deals
     for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
         deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng) if rng.random() < 0.3 else Game.start(deal)
+        game = random_midgame(deal, rng, 12) if rng.random() < 0.3 else Game.start(deal)
         truth = explore(game)
         solution = solve(game)
         assert (solution.verdict is Verdict.WINNABLE) == truth.winnable, f"{deal} after {game.moves}"
@@ -105,7 +89,7 @@ def test_hint_keeps_a_winnable_game_winnable(name: str) -> None:
     rules = VARIANTS[name]
     rng = random.Random(f"hint {name}")
     for _ in range(max(1, DEALS // 5)):
-        game = random_midgame(random_deal(rules, rng), rng)
+        game = random_midgame(random_deal(rules, rng), rng, 12)
         answer = hint(game)
         if game.outcome is Outcome.IN_PROGRESS and explore(game).winnable:
             assert answer.verdict is Verdict.WINNABLE and answer.move is not None
@@ -133,7 +117,7 @@ def test_restarts_keep_every_verdict(name: str, monkeypatch: pytest.MonkeyPatch)
     rng = random.Random(f"restarts {name}")
     for _ in range(max(1, DEALS // 2 if rules.deck_size < 16 else DEALS // 6)):
         deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng) if rng.random() < 0.3 else Game.start(deal)
+        game = random_midgame(deal, rng, 12) if rng.random() < 0.3 else Game.start(deal)
         solution = solve(game)
         assert (solution.verdict is Verdict.WINNABLE) == explore(game).winnable, f"{deal} after {game.moves}"
         if solution.verdict is Verdict.WINNABLE:

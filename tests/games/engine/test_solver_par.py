@@ -15,13 +15,13 @@ import random
 import pytest
 
 from games.engine.brute import explore, game_key
-from games.engine.cards import full_deck
-from games.engine.deal import Deal
 from games.engine.game import Game, Outcome
 from games.engine.rules import Rules, StockModel
 from games.engine.solver import solve_par
 from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
 from games.engine.solver_position import position_of, table_for
+
+from .builders import random_deal, random_midgame, tiny_rules
 
 DEALS = int(os.environ.get("SOLVER_PAR_DEALS", "60"))
 
@@ -30,8 +30,8 @@ DRAWN = StockModel.DRAWN_AND_WASTE
 WASTE = StockModel.WASTE_ONLY
 
 
-def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool) -> Rules:
-    return Rules(f"par-{model.value}-{passes}", ranks, 1, rows, pair_sum, passes, model, **flags)
+def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
+    return tiny_rules("par", model, passes, rows, pair_sum=pair_sum, ranks=ranks, **flags)
 
 
 VARIANTS = {
@@ -50,22 +50,6 @@ VARIANTS = {
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
     ]
 }
-
-
-def random_deal(rules: Rules, rng: random.Random) -> Deal:
-    cards = list(full_deck(rules.ranks, rules.decks))
-    rng.shuffle(cards)
-    return Deal(rules, tuple(cards[: rules.pyramid_size]), tuple(cards[rules.pyramid_size :]))
-
-
-def random_midgame(deal: Deal, rng: random.Random) -> Game:
-    game = Game.start(deal)
-    for _ in range(rng.randrange(10)):
-        moves = game.legal_moves()
-        if not moves:
-            break
-        game = game.apply(rng.choice(moves))
-    return game
 
 
 def best_with(game: Game, removed: int) -> int | None:
@@ -103,7 +87,7 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
     answers = set()
     for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
         deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng) if rng.random() < 0.5 else Game.start(deal)
+        game = random_midgame(deal, rng, 10) if rng.random() < 0.5 else Game.start(deal)
         if game.outcome is not Outcome.IN_PROGRESS:
             continue
         # a position that cannot be won asks for lines that leave the apex alone
@@ -128,7 +112,7 @@ def test_par_agrees_with_brute_force(name: str) -> None:
     rng = random.Random(f"par {name}")
     for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
         deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng) if rng.random() < 0.3 else Game.start(deal)
+        game = random_midgame(deal, rng, 10) if rng.random() < 0.3 else Game.start(deal)
         par = solve_par(game)
         assert par.exact and par.score == explore(game).par, f"{deal} after {game.moves}"
         assert Game.replay(deal, game.moves + par.line).score == par.score
