@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from asgiref.testing import ApplicationCommunicator
 
 from piramide_site.http import SyncChainASGIHandler
-
-pytestmark = pytest.mark.asyncio
+from tests.faults.stack import run_async
 
 THREADS: list[tuple[str, int]] = []
 
@@ -43,24 +41,33 @@ async def get(application, path):
     return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
 
 
-async def test_every_middleware_runs_on_the_one_thread_of_its_request(settings):
+# The requests run on a loop thread of their own (tests/faults/stack.py): the browser tests leave
+# Playwright's loop running on the main thread.
+
+
+def test_every_middleware_runs_on_the_one_thread_of_its_request(settings):
     recorder = f"{__name__}.Recorder"
     settings.MIDDLEWARE = [recorder, *settings.MIDDLEWARE, recorder]
-    THREADS.clear()
-    status, _, _ = await get(SyncChainASGIHandler(), "/static/frontend/site.css")
-    assert status == 200
-    assert len(THREADS) == 1, "the static file is served above the innermost middleware"
-    THREADS.clear()
-    status, _, _ = await get(SyncChainASGIHandler(), "/healthz/")
+
+    async def two_requests() -> int:
+        THREADS.clear()
+        status, _, _ = await get(SyncChainASGIHandler(), "/static/frontend/site.css")
+        assert status == 200
+        assert len(THREADS) == 1, "the static file is served above the innermost middleware"
+        THREADS.clear()
+        status, _, _ = await get(SyncChainASGIHandler(), "/healthz/")
+        return threading.get_ident()
+
+    loop_thread = run_async(two_requests(), timeout=30)
     assert [path for path, _ in THREADS] == ["/healthz/", "/healthz/"]
     (thread,) = {ident for _, ident in THREADS}
-    assert thread != threading.get_ident(), "not on the event loop's thread"
+    assert thread != loop_thread, "not on the event loop's thread"
 
 
-async def test_the_site_serves_a_static_file_with_the_security_headers():
+def test_the_site_serves_a_static_file_with_the_security_headers():
     from piramide_site.asgi import application
 
-    status, headers, body = await get(application, "/static/frontend/site.css")
+    status, headers, body = run_async(get(application, "/static/frontend/site.css"), timeout=30)
     assert status == 200 and b"{" in body
     assert headers["content-security-policy"].startswith("default-src 'self'")
     assert "camera=()" in headers["permissions-policy"]
