@@ -9,8 +9,10 @@ import json
 import pytest
 
 from games import events
+from tests.faults.stack import run_async
 
-pytestmark = pytest.mark.asyncio
+# The coroutines run on a loop thread of their own (tests/faults/stack.py): the browser tests leave
+# Playwright's loop running on the main thread.
 
 
 class Ear:
@@ -41,7 +43,11 @@ async def wait_for(ear: Ear, count: int) -> None:
     await asyncio.wait_for(enough(), 5)
 
 
-async def test_own_events_are_heard_once_and_at_once(on_redis):
+def test_own_events_are_heard_once_and_at_once(on_redis):
+    run_async(own_events(), timeout=30)
+
+
+async def own_events() -> None:
     hub = events.hub()
     ear = Ear()
     group = "test-hub-own"
@@ -53,7 +59,11 @@ async def test_own_events_are_heard_once_and_at_once(on_redis):
     await hub.discard(group, ear)
 
 
-async def test_events_of_another_origin_arrive_through_redis(on_redis):
+def test_events_of_another_origin_arrive_through_redis(on_redis):
+    run_async(other_origins(), timeout=30)
+
+
+async def other_origins() -> None:
     hub = events.hub()
     ear = Ear()
     group = "test-hub-other"
