@@ -1,23 +1,82 @@
-"""Django's ASGI handler, with its middleware chain run on the request's thread in one go.
+"""Django's ASGI handler, with each request's sync work done in one hop to a kept thread.
 
 Under ASGI Django builds its middleware chain async, and every one of its own middlewares
 (``MiddlewareMixin``) then hands its ``process_request`` and ``process_response`` to the request's
 thread and back: a dozen hops between the event loop and that thread per request, for views
-that are all sync (bench/load.py's profile: a quarter of the servers' time).  This handler
-builds the chain sync, as under WSGI, and enters it once, on the request's thread; the request
-and the response still travel async.
+that are all sync (bench/load.py's profile: a quarter of the servers' time).  And it gives every
+request a thread of its own (``ThreadSensitiveContext``), started for the request and joined
+after it, plus separate hops for the ``request_started`` signal and for closing the response:
+a tenth of the servers' time more under bench/load.py, in starting and stopping threads.
+
+This handler builds the chain sync, as under WSGI, and does a request's sync work in one call
+on a thread of a pool the process keeps (``HTTP_THREADS``): the ``request_started`` signal, the
+request object, the whole middleware chain and view, and closing the response, which sends
+``request_finished`` (so the database connection goes back to its pool before the response is
+on the wire).  A streaming response (a static file) is closed after it was sent, as Django does,
+on the same pool.  The request's body and the response still travel async.  Views are sync, so
+there is nothing to cancel when a client leaves early: the view finishes, its response is dropped.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import django
-from django.core.handlers.asgi import ASGIHandler
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.db import close_old_connections
+from django.http import FileResponse, HttpResponseBase
+from django.urls import set_script_prefix
 
 
 class SyncChainASGIHandler(ASGIHandler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.executor = ThreadPoolExecutor(max_workers=settings.HTTP_THREADS, thread_name_prefix="http")
+
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
-        self._middleware_chain = self.adapt_method_mode(True, self._middleware_chain, False)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        try:
+            response = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(scope, body_file)
+            try:
+                await self.send_response(response, send)
+            finally:
+                if response.streaming:
+                    await sync_to_async(response.close, thread_sensitive=False, executor=self.executor)()
+        finally:
+            body_file.close()
+
+    def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """Everything sync about one request, on one pool thread: its response, closed unless it streams."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+        if response.streaming:
+            # closed once sent, maybe on another pool thread: this thread's connection goes back now
+            close_old_connections()
+        else:
+            response.close()
+        return response
 
 
 def get_asgi_application() -> SyncChainASGIHandler:

@@ -107,6 +107,12 @@ if DB_POOLED:
         "max_size": DB_POOL_MAX,
         "timeout": DB_POOL_TIMEOUT,
     }
+#: Threads each ASGI process serves HTTP requests on (piramide_site/http.py), kept for the
+#: process's life; a request finding them all busy waits for one.  As many as the pool's
+#: connections: more threads would only wait for a connection.
+HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(DB_POOL_MAX, 4))
+if HTTP_THREADS < 1:
+    raise ImproperlyConfigured(f"DJANGO_HTTP_THREADS ({HTTP_THREADS}) must be at least 1")
 #: Seconds a socket's worker thread keeps its database connection (games/consumers.py).  With the
 #: pool, each call takes one from the pool and gives it back, so the threads hold none between calls.
 LIVE_DB_CONN_MAX_AGE = 0 if DB_POOLED else 300

@@ -72,3 +72,39 @@ def test_the_site_serves_a_static_file_with_the_security_headers():
     assert headers["content-security-policy"].startswith("default-src 'self'")
     assert "camera=()" in headers["permissions-policy"]
     assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_requests_share_the_kept_threads_and_each_is_started_and_finished_once(settings):
+    """No thread is started per request: with one HTTP thread, every request runs on it, and the
+    request_started and request_finished signals fire once each (a streamed static file's after it was sent)."""
+    from django.core import signals
+
+    recorder = f"{__name__}.Recorder"
+    settings.MIDDLEWARE = [recorder, *settings.MIDDLEWARE]
+    settings.HTTP_THREADS = 1
+    fired: list[tuple[str, int]] = []
+
+    def started(**kwargs):
+        fired.append(("started", threading.get_ident()))
+
+    def finished(**kwargs):
+        fired.append(("finished", threading.get_ident()))
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+
+    async def three_requests() -> list[int]:
+        THREADS.clear()
+        handler = SyncChainASGIHandler()
+        statuses = [(await get(handler, path))[0] for path in ("/no-such-page/", "/static/frontend/site.css", "/no-such-page/")]
+        return statuses
+
+    try:
+        statuses = run_async(three_requests(), timeout=30)
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert statuses == [404, 200, 404]
+    assert [kind for kind, _ in fired] == ["started", "finished"] * 3
+    threads = {ident for _, ident in THREADS} | {ident for _, ident in fired}
+    assert len(threads) == 1, "every request and its signals on the one kept thread"
