@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -30,11 +32,14 @@ def lock_message(seconds: float) -> str:
     ) % {"minutes": minutes}
 
 
-class SignInForm(AuthenticationForm):
-    """Django's sign-in form; when the username or the address is locked (accounts/backends.py),
-    it says so and for how long, instead of "wrong username or password".
+class LockSaid:
+    """For a sign-in form: when the username or the address is locked (accounts/backends.py), it
+    says so and for how long, instead of "wrong username or password".
 
     The lock is said for unknown usernames alike, so it tells no one which accounts exist."""
+
+    request: Any
+    cleaned_data: dict[str, Any]
 
     def get_invalid_login_error(self) -> forms.ValidationError:
         assert self.request is not None
@@ -45,4 +50,12 @@ class SignInForm(AuthenticationForm):
         )
         if seconds:
             return forms.ValidationError(lock_message(seconds), code="locked")
-        return super().get_invalid_login_error()
+        return super().get_invalid_login_error()  # type: ignore[misc]
+
+
+class SignInForm(LockSaid, AuthenticationForm):
+    """The site's sign-in page."""
+
+
+class AdminSignInForm(LockSaid, AdminAuthenticationForm):
+    """The admin's sign-in page (``admin.site.login_form``, piramide_site/urls.py)."""

@@ -70,3 +70,20 @@ def test_an_address_lock_is_said_for_every_name(settings: Any) -> None:
     assert "Too many failed sign-ins" in sign_in(Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.6"), "carla", PASSWORD)
     other = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.7")
     assert other.post("/signin/", {"username": "carla", "password": PASSWORD}).status_code == 302
+
+
+def test_the_admin_sign_in_page_says_the_lock_too() -> None:
+    make_player("dora", password=PASSWORD, is_staff=True)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.8")
+
+    def admin_sign_in(password: str) -> str:
+        response = client.post("/admin/login/", {"username": "dora", "password": password})
+        assert response.status_code == 200 and "_auth_user_id" not in client.session
+        return response.content.decode()
+
+    for _ in range(2):
+        assert "Too many" not in admin_sign_in("nope")
+    assert "Too many failed sign-ins: try again in 15 minutes." in admin_sign_in("nope")
+    page = admin_sign_in(PASSWORD)
+    assert "Too many failed sign-ins: try again in 15 minutes." in page
+    assert "Please enter the correct username and password" not in page
