@@ -10,7 +10,10 @@ ranked game and practice games of that deal, so they can keep playing) and the s
 past the spoiler line, so they watch move by move), then starts one uvicorn process (uvloop,
 httptools) serving ``piramide_site.asgi`` plus an echo route, on the Redis channel layer.
 
-Rounds, each ``--duration`` seconds (the saturation rounds ``--saturation-duration``):
+Rounds, each ``--duration`` seconds (the saturation rounds ``--saturation-duration``); in each,
+every client's first socket is open before the clock starts, so no round is timed from a herd of
+hundreds of sockets opening in the same instant (a player's next game opens its socket in the
+round, as a player's would):
 
 1. echo at human pace: one client per player sends a small JSON message after each think time
    and waits for it to come back;
@@ -300,26 +303,52 @@ class Follow:
         self.game: asyncio.Queue[int | None] = asyncio.Queue()
 
 
+class Ready:
+    """Counts clients whose first socket is open; the round's clock starts when all are, as the echo's does."""
+
+    def __init__(self, expected: int) -> None:
+        self.expected, self.count = expected, 0
+        self.all = asyncio.Event()
+        if expected == 0:
+            self.all.set()
+
+    def one(self) -> None:
+        self.count += 1
+        if self.count >= self.expected:
+            self.all.set()
+
+
 async def player_client(
-    port: int, cookie: str, games: list[int], line: list[str], think: float, until: float, tally: Tally,
-    ledger: Ledger, follows: list[Follow], rng: random.Random, started: asyncio.Event, next_game: dict[str, int],
+    port: int, cookie: str, games: list[int], line: list[str], think: float, clock: dict[str, float], tally: Tally,
+    ledger: Ledger, follows: list[Follow], rng: random.Random, started: asyncio.Event, ready: Ready,
+    next_game: dict[str, int],
 ) -> None:
-    await started.wait()
+    async def open_next() -> tuple[int, Any, dict[str, Any]] | None:
+        if next_game["index"] >= len(games):
+            tally.errors.append("a player ran out of prepared games: raise the games per player")
+            return None
+        game_id = games[next_game["index"]]
+        next_game["index"] += 1
+        for follow in follows:
+            follow.game.put_nowait(game_id)
+        ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
+        try:
+            state = await receive_until(ws, "state")
+            await receive_until(ws, "synced")
+        except BaseException:
+            await ws.close()
+            raise
+        return game_id, ws, state
+
     try:
-        while time.monotonic() < until:
-            if next_game["index"] >= len(games):
-                tally.errors.append("a player ran out of prepared games: raise the games per player")
-                return
-            game_id = games[next_game["index"]]
-            next_game["index"] += 1
-            for follow in follows:
-                follow.game.put_nowait(game_id)
-            ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
+        opened = await open_next()  # the first game's socket is open before the clock starts
+        ready.one()
+        await started.wait()
+        while opened is not None:
+            game_id, ws, state = opened
             try:
-                state = await receive_until(ws, "state")
-                await receive_until(ws, "synced")
                 for seen in range(state["version"], len(line)):
-                    if time.monotonic() >= until:
+                    if time.monotonic() >= clock["until"]:
                         break
                     await asyncio.sleep(think_time(think, rng))
                     sent = time.perf_counter()
@@ -331,18 +360,24 @@ async def player_client(
                     ledger.accepted[game_id].append((reply["version"], line[seen]))
             finally:
                 await ws.close()
+            opened = await open_next() if time.monotonic() < clock["until"] else None
     except Exception as error:  # noqa: BLE001
+        ready.one()
         tally.errors.append(f"player: {type(error).__name__}: {error}")
 
 
-async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally, ledger: Ledger) -> None:
+async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally, ledger: Ledger, ready: Ready) -> None:
     """Watch the player's current game; move to its next game when told; return when told None."""
+    first = True
     try:
         game_id = await follow.game.get()
         while game_id is not None:
             ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
             try:
                 hello = await receive_until(ws, "hello")
+                if first:
+                    first = False
+                    ready.one()
                 if hello["view"] != "full":
                     tally.errors.append("a spectator past the spoiler line got summaries")
                 switch = asyncio.ensure_future(follow.game.get())
@@ -366,6 +401,8 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
             finally:
                 await ws.close()
     except Exception as error:  # noqa: BLE001
+        if first:
+            ready.one()
         tally.errors.append(f"spectator: {type(error).__name__}: {error}")
 
 
@@ -394,22 +431,28 @@ async def run_live(
 ) -> Tally:
     tally = Tally(name)
     started = asyncio.Event()
+    ready = Ready(len(world.players) + min(spectators, len(world.spectators)))
     follows: list[list[Follow]] = [[] for _ in world.players]
     spectator_tasks = []
     for i, cookie in enumerate(world.spectators[:spectators]):
         follow = Follow()
         follows[i % len(world.players)].append(follow)
-        spectator_tasks.append(asyncio.ensure_future(spectator_client(port, cookie, follow, tally, ledger)))
+        spectator_tasks.append(asyncio.ensure_future(spectator_client(port, cookie, follow, tally, ledger, ready)))
     rng = random.Random(2)
-    begin = time.monotonic()
-    until = begin + seconds
+    clock = {"until": float("inf")}
     player_tasks = [
         asyncio.ensure_future(
-            player_client(port, cookie, games, world.line, think, until, tally, ledger, follows[i],
-                          random.Random(rng.random()), started, cursors[i])
+            player_client(port, cookie, games, world.line, think, clock, tally, ledger, follows[i],
+                          random.Random(rng.random()), started, ready, cursors[i])
         )
         for i, (cookie, games) in enumerate(world.players)
     ]
+    try:
+        await asyncio.wait_for(ready.all.wait(), 120)
+    except asyncio.TimeoutError:
+        tally.errors.append(f"only {ready.count} of {ready.expected} sockets opened within 120 s")
+    begin = time.monotonic()
+    clock["until"] = begin + seconds
     started.set()
     await asyncio.gather(*player_tasks)
     tally.seconds = time.monotonic() - begin
