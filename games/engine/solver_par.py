@@ -172,10 +172,11 @@ class ParSearch:
             # only a line that clears the pyramid (or, if it cannot be won, leaves the apex alone) and
             # loses at most one unit more beats the best
             return not perfect.possible(position, general - need - 1)
-        if position[4] < self.table.recycles:
-            if general - 1 > need:
-                return False
-        elif not self.stack_waste:
+        if position[4] < self.table.recycles and general - 1 > need:
+            return False
+        if not self.stack_waste:
+            # under the house rules waste cards pair below the top and go back into the stock without
+            # a recycle: the waste is no stack, whatever recycles are left
             return general <= need
         usable = self.buried(position)
         if usable is not None and self.units(position[0], usable, need) <= need:

@@ -21,13 +21,14 @@ from games.engine.solver import solve_par
 from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
 from games.engine.solver_position import position_of, table_for
 
-from .builders import random_deal, random_midgame, tiny_rules
+from .builders import deal_with, random_deal, random_midgame, tiny_rules
 
 DEALS = int(os.environ.get("SOLVER_PAR_DEALS", "60"))
 
 STOCK_TOP = StockModel.STOCK_TOP_AND_WASTE
 DRAWN = StockModel.DRAWN_AND_WASTE
 WASTE = StockModel.WASTE_ONLY
+HOUSE = {"house_put_back": True, "house_waste_reach": 4, "house_return_three": True}
 
 
 def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
@@ -48,6 +49,17 @@ VARIANTS = {
         ("", variant(WASTE, 2, 3, (1, 2, 3), 4)),
         ("", variant(WASTE, 3, 3, (1, 2, 3), 3)),
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
+    ]
+}
+
+
+#: rule sets the clearing search does not run under: only the par is checked there
+PAR_ONLY_VARIANTS = {
+    f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
+    for tag, rules in [
+        ("-house", variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)),
+        ("-house", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, **HOUSE)),
+        ("-stuck", variant(DRAWN, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True, draw_only_when_stuck=True)),
     ]
 }
 
@@ -106,9 +118,9 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
     assert any(not clears for clears, _ in answers), "the variant should have deals that cannot be won"
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", VARIANTS | PAR_ONLY_VARIANTS)
 def test_par_agrees_with_brute_force(name: str) -> None:
-    rules = VARIANTS[name]
+    rules = (VARIANTS | PAR_ONLY_VARIANTS)[name]
     rng = random.Random(f"par {name}")
     for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
         deal = random_deal(rules, rng)
@@ -116,3 +128,13 @@ def test_par_agrees_with_brute_force(name: str) -> None:
         par = solve_par(game)
         assert par.exact and par.score == explore(game).par, f"{deal} after {game.moves}"
         assert Game.replay(deal, game.moves + par.line).score == par.score
+
+
+def test_par_under_house_rules_with_a_recycle_left_counts_waste_pairs_below_the_top() -> None:
+    """A recycle that cannot pay does not make the house rules' waste a stack: the best line here
+    pairs two waste cards (at depths 1 and 2) and wins without recycling, 150 points."""
+    rules = variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)
+    game = Game.start(deal_with(rules, "2s 3s 3d As Ac 3c", "2h Ah 2c 2d Ad 3h"))
+    par = solve_par(game)
+    assert par.exact and par.score == explore(game).par == 150
+    assert Game.replay(game.deal, par.line).score == 150
