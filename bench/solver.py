@@ -123,7 +123,7 @@ def main() -> None:
         exact = args.deals - len(par_inexact)
         print(
             f"par: exact within {args.par_limit_s:g} s on {exact}/{args.deals} deals ({100 * exact / args.deals:.1f}%)"
-            + (f"; not exact: seeds {' '.join(map(str, par_inexact[:20]))}{' ...' if len(par_inexact) > 20 else ''}" if par_inexact else "")
+            + (f"; not exact: seeds {' '.join(map(str, par_inexact))}" if par_inexact else "")
         )
         print(timing_line("par, CPU time of this process", par_cpu, worst_par_seed))
         print(timing_line("par, wall clock", par_seconds))
