@@ -111,6 +111,10 @@ class Table:
             self._values[removed] = known
         return known
 
+    def count_besides_kings(self, removed: int) -> int:
+        """How many pyramid cards other than kings are left once ``removed`` are gone."""
+        return (self.full & ~removed & ~self.by_value.get(self.king, 0)).bit_count()
+
     def rows_emptied(self, before: int, after: int) -> int:
         return sum(1 for mask in self.row_masks if after & mask == mask and before & mask != mask)
 

@@ -104,30 +104,34 @@ class Relaxation:
         return self.clearable(removed, bag)
 
 
-def last_pass_bag(table: Table, position: Position, bag: int) -> int:
-    """The bag of the outside cards still usable: ``bag`` itself, or, in the last pass, the bag
-    without the waste cards that lie under a card that can never leave.
+def buried(table: Table, removed: int, waste: tuple[int, ...], stock_partners: Callable[[int], bool]) -> int:
+    """How many cards at the bottom of a last-pass waste never come back into play (house rules aside).
 
-    With no recycle left a waste card only comes back into play when every card above it has
-    gone.  Outside the house rules two waste cards never pair, so a waste card whose value has no
-    partner among the pyramid cards left, nor among the stock (and drawn) cards when those may pair
-    with the waste, stays for good, and everything under it with it.
+    With no recycle left a waste card only comes back into play when every card above it has gone,
+    and outside the house rules two waste cards never pair.  So a card stays for good, and every
+    card under it with it, when its value has no partner among the pyramid cards left, nor among
+    the stock (and drawn) cards where those may pair with the waste (``stock_partners``).  Where
+    they may not, every waste card leaves with a pyramid card (or alone, a king): a card with d
+    cards other than kings above it needs d + 1 pyramid cards to leave, so it stays for good when
+    the pyramid has fewer cards other than kings left.
     """
-    removed, stock, waste, drawn, recycles, _ = position
-    if recycles < table.recycles or len(waste) < 2 or table.house:
-        return bag
     values = table.present_values(removed)
-    pairs = table.stock_waste_pairs
     king, pair_sum = table.king, table.pair_sum
-    for depth in range(len(waste) - 1, 0, -1):
-        v = waste[depth]
+    pairs = table.stock_waste_pairs
+    limit = len(waste) if pairs else table.count_besides_kings(removed)
+    depth = 0
+    for index in range(len(waste) - 1, -1, -1):
+        v = waste[index]
         if v == king:
             continue
+        depth += 1
+        if depth > limit:
+            return index + 1
         w = pair_sum - v
-        if values >> w & 1 or pairs and (w in stock or w == drawn):
+        if values >> w & 1 or pairs and stock_partners(w):
             continue
-        return bag_of([u for u in stock + waste[depth:] + (drawn,) if u and u != king])
-    return bag
+        return index + 1
+    return 0
 
 
 class _GaveUp(Exception):
@@ -168,6 +172,9 @@ class StackRelaxation:
     def _clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
         if removed == self.table.full:
             return True
+        if self.reach == 1 and not self.bag_reach:
+            # (where stock and waste pair, only the top is looked at, in ``_search``: cheaper)
+            waste, waste_bag = self._unburied(removed, waste, bag, waste_bag)
         if not waste:
             # with the waste gone, only the bag is left: the bag relaxation itself
             return self.relaxation.clearable(removed, bag)
@@ -178,6 +185,18 @@ class StackRelaxation:
             known = self._search(removed, waste, bag, waste_bag)
             self.memo[key] = known
         return known
+
+    def _unburied(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> tuple[tuple[int, ...], int]:
+        """The waste without its cards that never come back into play (``buried``), and its bag."""
+        stock_pairs = self.bag_reach
+        dead = buried(self.table, removed, waste, lambda w: bool(stock_pairs and bag >> BITS * w & NIBBLE))
+        if not dead:
+            return waste, waste_bag
+        king = self.table.king
+        for u in waste[:dead]:
+            if u != king:
+                waste_bag -= 1 << BITS * u
+        return waste[dead:], waste_bag
 
     def _search(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
         self.steps += 1
@@ -247,4 +266,111 @@ class StackRelaxation:
         for option in later:
             if self._clearable(*option):
                 return True
+        return False
+
+
+class SegmentRelaxation:
+    """The last pass with the stock kept in order, cut at its walls.
+
+    With no recycle left, and where stock and waste cards never pair, a card that can never leave
+    the waste (a *wall*: no partner value left in the pyramid) buries for good everything under it
+    once it is drawn.  So the outside cards fall into *segments*, the runs between walls in the
+    order they are drawn (the first one also holds the waste above its buried cards), and a card of
+    a segment can pair with the pyramid only between the draw of the wall before it and the draw
+    of the wall after it.  Relaxed: inside its window a segment is a bag whose cards pair with any
+    free pyramid card at any time; the player chooses when to draw the next wall, and what the
+    segment still holds is then lost.  If even this cannot clear the pyramid, the position is
+    lost.  Answers are remembered by (pyramid, bag of the current segment, later segments); a
+    question taking more than ``effort`` steps is answered "clearable", which only prunes less.
+    """
+
+    def __init__(self, table: Table, relaxation: Relaxation, effort: int = 2000) -> None:
+        self.table = table
+        self.relaxation = relaxation
+        self.effort = effort
+        self.steps = 0
+        self.memo: dict[tuple[int, int, tuple[int, ...]], bool] = {}
+
+    def segments(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> tuple[int, ...]:
+        """The bags of the segments, the current one first: ``live`` is the waste above its buried
+        cards, ``stock`` the stock in drawing order.  Cards with no partner left in the pyramid are
+        of no use to it and stay out of the bags."""
+        table = self.table
+        values = table.present_values(removed)
+        king, pair_sum = table.king, table.pair_sum
+        segments: list[int] = []
+        current = 0
+        for v in live:
+            if v != king and values >> pair_sum - v & 1:
+                current += 1 << BITS * v
+        for v in stock:
+            if v == king:
+                continue
+            if values >> pair_sum - v & 1:
+                current += 1 << BITS * v
+            elif current or not segments:
+                # a wall: the segment so far ends
+                segments.append(current)
+                current = 0
+        if current or not segments:
+            segments.append(current)
+        return tuple(segments)
+
+    def clearable(self, removed: int, segments: tuple[int, ...]) -> bool:
+        if len(segments) < 2:
+            # no wall: the bag relaxation, asked already
+            return True
+        self.steps = 0
+        tails = [segments[j + 1 :] for j in range(len(segments))]
+        rests = [sum(tail) for tail in tails]
+        try:
+            return self._clearable(removed, 0, segments[0], tails, rests)
+        except _GaveUp:
+            return True
+
+    def _clearable(self, removed: int, j: int, bag: int, tails: list[tuple[int, ...]], rests: list[int]) -> bool:
+        table = self.table
+        if removed == table.full:
+            return True
+        key = (removed, bag, tails[j])
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        self.steps += 1
+        if self.steps > self.effort:
+            raise _GaveUp
+        known = self._search(removed, j, bag, tails, rests)
+        self.memo[key] = known
+        return known
+
+    def _search(self, removed: int, j: int, bag: int, tails: list[tuple[int, ...]], rests: list[int]) -> bool:
+        table = self.table
+        rest = rests[j]
+        if not self.relaxation.clearable(removed, bag + rest):
+            return False
+        king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
+        free = table.free(removed)
+        present = table.full & ~removed
+        options: list[tuple[int, int]] = []
+        for k, i in enumerate(free):
+            v = values[i]
+            if v == king:
+                return self._clearable(removed | 1 << i, j, bag, tails, rests)
+            w = pair_sum - v
+            shift = BITS * w
+            in_bag = bag >> shift & NIBBLE
+            if in_bag and not rest >> shift & NIBBLE and not by_value.get(w, 0) & present & ~related[i]:
+                # only this segment's cards can take this one, and they are all alike: pair it now
+                return self._clearable(removed | 1 << i, j, bag - (1 << shift), tails, rests)
+            for other in free[k + 1 :]:
+                if values[other] == w:
+                    options.append((removed | 1 << i | 1 << other, bag))
+            if in_bag:
+                options.append((removed | 1 << i, bag - (1 << shift)))
+        for after, after_bag in options:
+            if self._clearable(after, j, after_bag, tails, rests):
+                return True
+        if j + 1 < len(tails):
+            # draw the next wall: what this segment still holds is lost
+            return self._clearable(removed, j + 1, tails[j][0], tails, rests)
         return False

@@ -23,12 +23,17 @@ from .solver_position import (
     PUT_BACK_KIND,
     RECYCLE_KIND,
     REMOVE,
+    RETURN_KIND,
     STOCK_REF,
     Position,
     SolverMove,
     Table,
 )
-from .solver_relax import BITS, NIBBLE, Relaxation, StackRelaxation, bag_of, last_pass_bag
+from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, StackRelaxation, bag_of, buried
+
+
+#: in a table key, the waste card that can never leave in the last pass, with every card under it
+WALL = -2
 
 
 class OutOfBudget(Exception):
@@ -107,7 +112,7 @@ def partner_count(table: Table, removed: int, bag: int, place: int) -> int:
     outside cards still usable."""
     w = table.pair_sum - table.values[place]
     count = bag >> BITS * w & NIBBLE
-    return count + bin(table.by_value.get(w, 0) & ~removed & ~table.related[place]).count("1")
+    return count + (table.by_value.get(w, 0) & ~removed & ~table.related[place]).bit_count()
 
 
 def forced_move(table: Table, position: Position, bag: int, removals: list[SolverMove]) -> SolverMove | None:
@@ -149,6 +154,10 @@ class WinSearch:
         self.budget = budget
         self.relaxation = Relaxation(table, budget.check_time)
         self.stack = StackRelaxation(table, self.relaxation)
+        self.segment = SegmentRelaxation(table, self.relaxation)
+        #: the segment relaxation of the last pass: not under the house rules, draw-only-when-stuck or
+        #: a card held in play
+        self.segmented = not (table.house or table.stuck_draws or table.drawn_model or table.stock_waste_pairs)
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
         self.seen: set[Position] = set()
@@ -211,10 +220,21 @@ class WinSearch:
                 return (removed, waste + stock, -1), (recycles << 9) + (len(waste) << 1) + (not house & HOUSE_LAST_DRAW)
             # the three first draws may still go back under the stock: every position on its own
             return (removed, stock + (-1,) + waste + (-1, drawn), house), recycles
+        if recycles == self.table.recycles:
+            waste = self.unburied(position)
         if drawn:
             # a card held in play reaches at least what the same card on the waste top reaches
             return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
         return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.drawn_model
+
+    def unburied(self, position: Position) -> tuple[int, ...]:
+        """The waste of a last-pass position as far as it still matters: the cards above those that
+        never come back into play (``buried``), under a ``WALL`` that stands for those."""
+        removed, stock, waste, drawn = position[:4]
+        if not waste:
+            return waste
+        dead = buried(self.table, removed, waste, lambda w: w in stock or w == drawn)
+        return (WALL,) + waste[dead:] if dead else waste
 
     def _code(self, position: Position) -> int:
         """``_key(position)[1]`` without building the key, for a stop along a stretch."""
@@ -246,7 +266,7 @@ class WinSearch:
         stuck = self.stuck
         covered: int | None = None
         key: tuple[int, tuple[int, ...], int] | None = None
-        code = 0
+        code = offset = 0
         if stuck:
             if position in self.seen:
                 return False
@@ -254,13 +274,15 @@ class WinSearch:
             entered = [position]
         else:
             key, code = self._key(position)
+            # the stops along the stretch are coded as the stretch's key counts them (buried cards left out)
+            offset = self._code(position) - code
             covered = self.visited.get(key)
             if covered is not None and covered <= code:
                 return False
             self.visited[key] = code
             entered = []
         try:
-            return self._walk(position, bag, covered, entered, code)
+            return self._walk(position, bag, covered, entered, code, offset)
         except (_Restart, OutOfBudget):
             # this stretch was not searched to the end: it refutes nothing, so it leaves no trace
             if key is None:
@@ -271,7 +293,9 @@ class WinSearch:
                 self.visited[key] = covered
             raise
 
-    def _walk(self, position: Position, bag: int, covered: int | None, entered: list[Position], start: int) -> bool:
+    def _walk(
+        self, position: Position, bag: int, covered: int | None, entered: list[Position], start: int, offset: int
+    ) -> bool:
         """The stretch from ``position`` on (``_search`` has just entered it in the tables with the
         code ``start``)."""
         table = self.table
@@ -290,16 +314,24 @@ class WinSearch:
             if position[4] == table.recycles:
                 # in the last pass the waste only grows: once its buried cards make the pyramid
                 # impossible, every later pointer of the pass is impossible too
-                usable = last_pass_bag(table, position, bag)
-                if usable != bag:
-                    bag = usable
-                    if relaxation.any_dead(position[0], bag) or not relaxation.clearable(position[0], bag):
-                        return False
+                removed, stock, waste, drawn = position[:4]
+                dead = 0
+                if waste and not self.house:
+                    dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
+                    if dead:
+                        usable = self.outside_bag(stock + waste[dead:] + (drawn,))
+                        if usable != bag:
+                            bag = usable
+                            if relaxation.any_dead(removed, bag) or not relaxation.clearable(removed, bag):
+                                return False
                 if position[2] and not single and (not self.house or self.budget.nodes > self.HOUSE_STACK_AFTER):
                     if stock_bag < 0 or table.drawn_model:
                         stock_bag = self.outside_bag(position[1] + (position[3],))
                         waste_bag = self.outside_bag(position[2])
                     if not self.stack_clearable(position, stock_bag, waste_bag):
+                        return False
+                if self.segmented:
+                    if not self.segment.clearable(removed, self.segment.segments(removed, waste[dead:], stock)):
                         return False
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             if first or single:
@@ -321,7 +353,10 @@ class WinSearch:
                     self.shuffle.shuffle(removals)
                 moves = removals
                 if single:
-                    moves = removals + table.other_moves(position)
+                    others = table.other_moves(position)
+                    # the return-three first: it puts back three cards the pairs below would strand
+                    moves = [move for move in others if move[0] == RETURN_KIND] + removals
+                    moves += [move for move in others if move[0] != RETURN_KIND]
                 elif self.house:
                     moves = removals + [move for move in table.other_moves(position) if move[0] == PUT_BACK_KIND]
             for move in moves:
@@ -350,7 +385,7 @@ class WinSearch:
                 self.seen.add(position)
                 entered.append(position)
             else:
-                code = self._code(position)
+                code = self._code(position) - offset
                 if covered is not None and code >= covered:
                     return False
                 if code >> 9 > start >> 9 and code & 511 >= start & 511:
