@@ -81,10 +81,14 @@ def __getattr__(name: str) -> Any:
         async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
             await self.send(text_data=text_data)
 
+    from piramide_site import collector
+
     routes = [path(ECHO_PATH.strip("/") + "/", EchoConsumer.as_asgi()), *game_routes, *race_routes, *not_found_urlpatterns]
-    return ProtocolTypeRouter(
+    application = ProtocolTypeRouter(
         {"http": http, "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes)))}
     )
+    collector.settle()  # as piramide_site/asgi.py does
+    return application
 
 
 # ----------------------------------------------------------------- set-up

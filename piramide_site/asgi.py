@@ -21,6 +21,7 @@ from games.routing import not_found_urlpatterns  # noqa: E402
 from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
 
+from . import collector  # noqa: E402
 from .socket_limits import SocketLimitMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -31,3 +32,6 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Everything is loaded: out of the garbage collector's sight for the process's life.
+collector.settle()

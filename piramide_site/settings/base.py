@@ -113,6 +113,9 @@ if DB_POOLED:
 HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(DB_POOL_MAX, 4))
 if HTTP_THREADS < 1:
     raise ImproperlyConfigured(f"DJANGO_HTTP_THREADS ({HTTP_THREADS}) must be at least 1")
+#: Server processes freeze what start-up loaded out of the garbage collector's sight and collect
+#: young objects less often (piramide_site/collector.py).
+GC_TUNED = env.bool("DJANGO_GC_TUNED", default=True)
 #: Seconds a socket's worker thread keeps its database connection (games/consumers.py).  With the
 #: pool, each call takes one from the pool and gives it back, so the threads hold none between calls.
 LIVE_DB_CONN_MAX_AGE = 0 if DB_POOLED else 300
