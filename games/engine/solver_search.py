@@ -155,6 +155,9 @@ class WinSearch:
         self.relaxation = Relaxation(table, budget.check_time)
         self.stack = StackRelaxation(table, self.relaxation)
         self.segment = SegmentRelaxation(table, self.relaxation)
+        #: the key of a last-pass position leaves out its buried cards (where stock and waste never
+        #: pair: elsewhere few cards are ever buried, and looking for them costs more than it saves)
+        self.canonical = not (table.house or table.stock_waste_pairs)
         #: the segment relaxation of the last pass: not under the house rules, draw-only-when-stuck or
         #: a card held in play
         self.segmented = not (table.house or table.stuck_draws or table.drawn_model or table.stock_waste_pairs)
@@ -220,7 +223,7 @@ class WinSearch:
                 return (removed, waste + stock, -1), (recycles << 9) + (len(waste) << 1) + (not house & HOUSE_LAST_DRAW)
             # the three first draws may still go back under the stock: every position on its own
             return (removed, stock + (-1,) + waste + (-1, drawn), house), recycles
-        if recycles == self.table.recycles:
+        if self.canonical and recycles == self.table.recycles:
             waste = self.unburied(position)
         if drawn:
             # a card held in play reaches at least what the same card on the waste top reaches
@@ -275,7 +278,8 @@ class WinSearch:
         else:
             key, code = self._key(position)
             # the stops along the stretch are coded as the stretch's key counts them (buried cards left out)
-            offset = self._code(position) - code
+            if self.canonical and position[4] == table.recycles:
+                offset = self._code(position) - code
             covered = self.visited.get(key)
             if covered is not None and covered <= code:
                 return False
@@ -307,6 +311,7 @@ class WinSearch:
         first = True
         # the stock's and the waste's values in the last pass, kept up to date as cards are drawn
         stock_bag = waste_bag = -1
+        plain = not (self.house or stuck or table.drawn_model)
         while True:
             self.budget.spend()
             if self.run_end is not None and self.budget.nodes > self.run_end:
@@ -316,7 +321,7 @@ class WinSearch:
                 # impossible, every later pointer of the pass is impossible too
                 removed, stock, waste, drawn = position[:4]
                 dead = 0
-                if waste and not self.house:
+                if len(waste) > table.stock_waste_pairs and not self.house:
                     dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
                     if dead:
                         usable = self.outside_bag(stock + waste[dead:] + (drawn,))
@@ -378,14 +383,20 @@ class WinSearch:
             if stock_bag >= 0 and step[0] == DRAW_KIND and position[1][0] != table.king:
                 stock_bag -= 1 << BITS * position[1][0]
                 waste_bag += 1 << BITS * position[1][0]
-            position = table.apply(position, step)
+            if plain and step[0] == DRAW_KIND:
+                # ``table.apply`` of a draw, where no card is held in play and no house rule looks back
+                stock = position[1]
+                position = (position[0], stock[1:], position[2] + stock[:1], 0, position[4], 0)
+                code = (position[4] << 9) + (len(position[2]) << 1) - offset
+            else:
+                position = table.apply(position, step)
+                code = 0 if stuck else self._code(position) - offset
             if stuck:
                 if position in self.seen:
                     return False
                 self.seen.add(position)
                 entered.append(position)
             else:
-                code = self._code(position) - offset
                 if covered is not None and code >= covered:
                     return False
                 if code >> 9 > start >> 9 and code & 511 >= start & 511:
