@@ -347,6 +347,9 @@ async def player_client(
     try:
         opened = await open_next()  # the first game's socket is open before the clock starts
         ready.one()
+        if opened is None:
+            for follow in follows:
+                follow.game.put_nowait(None)  # its spectators have nothing to watch
         await started.wait()
         while opened is not None:
             game_id, ws, state = opened
@@ -375,6 +378,8 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
     first = True
     try:
         game_id = await follow.game.get()
+        if game_id is None:
+            ready.one()
         while game_id is not None:
             ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
             try:

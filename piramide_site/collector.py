@@ -27,6 +27,9 @@ THRESHOLDS = (5000, 20, 10)
 def settle() -> None:
     if not settings.GC_TUNED:
         return
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # the URL patterns and every view module, loaded now rather than by the first request
     gc.collect()
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)

@@ -12,13 +12,18 @@ This handler builds the chain sync, as under WSGI, and does a request's sync wor
 on a thread of a pool the process keeps (``HTTP_THREADS``): the ``request_started`` signal, the
 request object, the whole middleware chain and view, and closing the response, which sends
 ``request_finished`` (so the database connection goes back to its pool before the response is
-on the wire).  A streaming response (a static file) is closed after it was sent, as Django does,
-on the same pool.  The request's body and the response still travel async.  Views are sync, so
-there is nothing to cancel when a client leaves early: the view finishes, its response is dropped.
+on the wire).  A sync streaming response (a static file) is read in that same call: Django would
+read it through ``sync_to_async``, on the one thread a process keeps for thread-sensitive calls,
+where every static file would queue behind every socket's sign-in (it reads it whole as well).
+An async one is sent as it comes and closed after, on the pool.  The request's body and the
+response still travel async.  Views are sync, so there is nothing to cancel when a client leaves
+early: the view finishes, its response is dropped.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -31,6 +36,13 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import close_old_connections
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
+
+log = logging.getLogger(__name__)
+
+
+async def _replay(chunks: list[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
 
 
 class SyncChainASGIHandler(ASGIHandler):
@@ -57,8 +69,8 @@ class SyncChainASGIHandler(ASGIHandler):
             try:
                 await self.send_response(response, send)
             finally:
-                if response.streaming:
-                    await sync_to_async(response.close, thread_sensitive=False, executor=self.executor)()
+                if not response.closed:
+                    await sync_to_async(self._close, thread_sensitive=False, executor=self.executor)(response)
         finally:
             body_file.close()
 
@@ -71,12 +83,26 @@ class SyncChainASGIHandler(ASGIHandler):
             response._handler_class = self.__class__
             if isinstance(response, FileResponse):
                 response.block_size = self.chunk_size
-        if response.streaming:
+        if response.streaming and not response.is_async:
+            # read here, on this pool thread, and sent from memory (as Django would have, but on its one thread)
+            chunks = list(response.streaming_content)
+            self._close(response)
+            response.streaming_content = _replay(chunks)
+        elif response.streaming:
             # closed once sent, maybe on another pool thread: this thread's connection goes back now
             close_old_connections()
         else:
-            response.close()
+            self._close(response)
         return response
+
+
+    @staticmethod
+    def _close(response: HttpResponseBase) -> None:
+        """Closes the response (``request_finished``); a receiver's error is logged, the response still goes out."""
+        try:
+            response.close()
+        except Exception:
+            log.exception("closing the response of a request failed")
 
 
 def get_asgi_application() -> SyncChainASGIHandler:

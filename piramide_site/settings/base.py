@@ -108,9 +108,10 @@ if DB_POOLED:
         "timeout": DB_POOL_TIMEOUT,
     }
 #: Threads each ASGI process serves HTTP requests on (piramide_site/http.py), kept for the
-#: process's life; a request finding them all busy waits for one.  As many as the pool's
-#: connections: more threads would only wait for a connection.
-HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(DB_POOL_MAX, 4))
+#: process's life; a request finding them all busy waits for one.  Twice the pool's connections:
+#: requests that need no connection (static files, pages of errors) still find a thread while
+#: every connection is taken.
+HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(2 * DB_POOL_MAX, 8))
 if HTTP_THREADS < 1:
     raise ImproperlyConfigured(f"DJANGO_HTTP_THREADS ({HTTP_THREADS}) must be at least 1")
 #: Server processes freeze what start-up loaded out of the garbage collector's sight and collect

@@ -9,6 +9,9 @@ DEBUG = False
 SECRET_KEY = "test-only-key"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 WHITENOISE_USE_FINDERS = True
+# The suite imports the ASGI application in its own process: its collector keeps Python's
+# defaults (tests/site/test_collector.py checks the tuning in a server's process).
+GC_TUNED = False
 STATIC_ROOT = None  # served from the apps by the finders; no collectstatic here
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 from asgiref.testing import ApplicationCommunicator
+from django.urls import path
 
 from piramide_site.http import SyncChainASGIHandler
 from tests.faults.stack import run_async
@@ -108,3 +109,42 @@ def test_requests_share_the_kept_threads_and_each_is_started_and_finished_once(s
     assert [kind for kind, _ in fired] == ["started", "finished"] * 3
     threads = {ident for _, ident in THREADS} | {ident for _, ident in fired}
     assert len(threads) == 1, "every request and its signals on the one kept thread"
+
+
+READS: list[str] = []
+
+
+def streamed(request):
+    from django.http import StreamingHttpResponse
+
+    def chunks():
+        for part in (b"one ", b"two"):
+            READS.append(threading.current_thread().name)
+            yield part
+
+    return StreamingHttpResponse(chunks())
+
+
+urlpatterns = [path("streamed/", streamed)]
+
+
+def test_a_sync_streaming_response_is_read_on_the_requests_pool_thread(settings):
+    """Not on asgiref's one thread-sensitive thread, where Django would read it (behind every
+    socket's sign-in); and closed once, so request_finished fires once."""
+    from django.core import signals
+
+    settings.ROOT_URLCONF = __name__
+    READS.clear()
+    finished: list[str] = []
+
+    def on_finished(**kwargs):
+        finished.append(threading.current_thread().name)
+
+    signals.request_finished.connect(on_finished)
+    try:
+        status, _, body = run_async(get(SyncChainASGIHandler(), "/streamed/"), timeout=30)
+    finally:
+        signals.request_finished.disconnect(on_finished)
+    assert (status, body) == (200, b"one two")
+    assert len(READS) == 2 and all(name.startswith("http") for name in READS), READS
+    assert finished == READS[:1], "closed once, on the thread that read it"
