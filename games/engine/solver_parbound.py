@@ -312,16 +312,23 @@ class Perfect:
         self.clears = relaxed.clears
         #: the pyramid a line ends with at best: empty, or the apex alone
         self.goal = table.full if self.clears else table.full & ~1
+        #: the units a pyramid still holds (its cards and rows; the apex and its row left out where
+        #: the pyramid cannot be cleared), by pyramid
+        self.pyramid_units: dict[int, int] = {}
 
     def units(self, position: Position) -> int:
         """The units a line can bring at most: every pyramid card and row and every outside card
         still out, less the apex and its row where the pyramid cannot be cleared."""
         removed, stock, waste, drawn = position[:4]
-        table = self.table
-        present = table.full & ~removed
-        rows = sum(1 for mask in table.row_masks if mask & present)
-        units = bin(present).count("1") + rows + len(stock) + len(waste) + (1 if drawn else 0)
-        return units if self.clears else units - 2
+        pyramid = self.pyramid_units.get(removed)
+        if pyramid is None:
+            table = self.table
+            present = table.full & ~removed
+            pyramid = bin(present).count("1") + sum(1 for mask in table.row_masks if mask & present)
+            if not self.clears:
+                pyramid -= 2
+            self.pyramid_units[removed] = pyramid
+        return pyramid + len(stock) + len(waste) + (1 if drawn else 0)
 
     def possible(self, position: Position, loss: int) -> bool:
         return self._search(position, loss)
