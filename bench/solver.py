@@ -1,6 +1,6 @@
 """How fast the solver decides seeded deals of a preset, and how much memory it takes.
 
-    .venv/bin/python bench/solver.py PRESET [--deals 1500] [--start 0] [--limit-s 30] [--par [--par-limit-s 5]] [--hints N]
+    .venv/bin/python bench/solver.py PRESET [--deals 1500] [--start 0] [--limit-s 30] [--par [--par-limit-s 5] [--par-scores FILE]] [--hints N]
 
 Solves the deals of seeds ``--start`` .. ``--start + --deals - 1`` one after the other and prints
 the share decided and winnable, the median, p90, p99 and worst seconds per deal (with the seed of
@@ -60,6 +60,7 @@ def main() -> None:
     parser.add_argument("--limit-s", type=float, default=30.0, help="per deal; past it the deal is undecided")
     parser.add_argument("--par", action="store_true", help="also time the par search")
     parser.add_argument("--par-limit-s", type=float, default=5.0, help="per deal for the par search (default 5)")
+    parser.add_argument("--par-scores", metavar="FILE", help="also write seed, par, exact and CPU seconds per deal to FILE")
     parser.add_argument("--hints", type=int, default=0, metavar="N", help="also time N hints from mid-game positions")
     args = parser.parse_args()
 
@@ -74,6 +75,7 @@ def main() -> None:
     par_cpu: list[float] = []
     par_exact_cpu: list[float] = []
     par_inexact: list[int] = []
+    par_scores: list[str] = []
     winning: list[tuple[int, Game, tuple[object, ...]]] = []
     worst_seed, worst = args.start, -1.0
     worst_par_seed, worst_par = args.start, -1.0
@@ -108,6 +110,7 @@ def main() -> None:
                 worst_par_seed, worst_par = seed, cpu
             if Game.replay(game.deal, par.line).score != par.score:
                 raise SystemExit(f"seed {seed}: the par line does not reach the par in the engine")
+            par_scores.append(f"{seed}\t{par.score}\t{'exact' if par.exact else 'floor'}\t{cpu:.3f}\n")
 
     decided = verdicts[Verdict.WINNABLE] + verdicts[Verdict.UNWINNABLE]
     print(f"{args.preset}: {args.deals} deals (seeds {args.start}..{args.start + args.deals - 1}), limit {args.limit_s:g} s a deal")
@@ -127,6 +130,8 @@ def main() -> None:
         )
         print(timing_line("par, CPU time of this process", par_cpu, worst_par_seed))
         print(timing_line("par, wall clock", par_seconds))
+        if args.par_scores:
+            Path(args.par_scores).write_text("".join(par_scores))
     if args.hints and winning:
         print(hint_timings(winning, args.hints, args.limit_s))
     print(f"peak memory (max resident set): {peak_megabytes():.0f} MB")
