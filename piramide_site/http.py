@@ -95,7 +95,6 @@ class SyncChainASGIHandler(ASGIHandler):
             self._close(response)
         return response
 
-
     @staticmethod
     def _close(response: HttpResponseBase) -> None:
         """Closes the response (``request_finished``); a receiver's error is logged, the response still goes out."""

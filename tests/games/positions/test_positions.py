@@ -78,12 +78,17 @@ def test_a_move_after_a_committed_move_writes_without_reading_the_game(player, d
     assert list(stored.moves.values_list("number", flat=True)) == [1, 2]
 
 
-@pytest.mark.django_db
-def test_a_practice_undo_gives_the_position_a_new_version(player, django_capture_on_commit_callbacks):
+def _practice(player):
+    """A classic challenge and a practice game of it (practice opens once the ranked game is over)."""
     challenge = make_challenge(preset="classic")
     ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     game_resign(game_id=ranked.pk, player=player)
-    game = game_practice_start(challenge_id=challenge.pk, player=player).game
+    return challenge, game_practice_start(challenge_id=challenge.pk, player=player).game
+
+
+@pytest.mark.django_db
+def test_a_practice_undo_gives_the_position_a_new_version(player, django_capture_on_commit_callbacks):
+    challenge, game = _practice(player)
     start = EngineGame.start(challenge.deal)
     first, other = str(start.legal_moves()[0]), str(start.legal_moves()[-1])
     assert first != other
@@ -157,10 +162,7 @@ def test_a_game_moved_on_elsewhere_is_caught_up_from_the_remembered_position(pla
 
 @pytest.mark.django_db
 def test_a_game_with_an_undo_since_the_remembered_position_is_replayed(player, django_capture_on_commit_callbacks):
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    game_resign(game_id=game.pk, player=player)
-    practice = game_practice_start(challenge_id=challenge.pk, player=player).game
+    _, practice = _practice(player)
     with django_capture_on_commit_callbacks(execute=True):
         game_move_make(game_id=practice.pk, player=player, move="D", seen=0)
         game_move_make(game_id=practice.pk, player=player, move="D", seen=1)
