@@ -133,11 +133,13 @@ def game_sync(*, game_id: int, viewer: Any, since: int | None) -> Opening:
     Missed moves are replayed only for ranked games (they cannot undo, so a version names one
     position for ever) and only for gaps of at most ``LIVE_RESYNC_GAP`` moves.
     """
-    from . import events
+    from . import events, services
 
     game = live_game_get(game_id=game_id)
     view = FULL if viewer_sees_cards(game=game, viewer=viewer) else SUMMARY
     state = game_engine_state(game)
+    if viewer is not None and game.player_id == viewer.pk:
+        services.game_opened(game, state)
     version = game.move_count
     messages: list[dict[str, Any]] = []
     if view == SUMMARY:

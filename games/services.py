@@ -388,6 +388,22 @@ def _remember_committed(game: Game, state: EngineGame) -> None:
     positions.remember(positions.key_of("game", game.pk, game.started_at, game.version, game.move_count), state)
 
 
+def game_opened(game: Game, state: EngineGame) -> None:
+    """Its owner opened a game in progress (a socket): this process remembers the position and the
+    version, so that the first move takes the hint path instead of the locked one.
+
+    A practice log may be undone between the read of the row and the read of its moves; the row
+    still at the version it was read at, after the moves were read, shows that the moves are that
+    version's (versions only rise).  A ranked log only grows: a longer one is not remembered under
+    the row's move count (``positions.remember``).
+    """
+    if game.is_finished:
+        return
+    if not game.ranked and not Game.objects.filter(pk=game.pk, version=game.version).exists():
+        return
+    _remember_committed(game, state)
+
+
 def _move_write(plan: HintedMove, now: dt.datetime) -> bool:
     """Store a planned move if the game is still at its version with that many moves and in progress.
 

@@ -10,7 +10,14 @@ from games import positions
 from games.engine import Game as EngineGame
 from games.models import Game, Move
 from games.selectors import game_engine_state
-from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
+from games.services import (
+    game_move_make,
+    game_move_undo,
+    game_opened,
+    game_practice_start,
+    game_ranked_start,
+    game_resign,
+)
 from piramide_site.errors import NotYours, StaleMove
 from tests.factories import make_challenge
 
@@ -100,6 +107,55 @@ def test_a_practice_undo_gives_the_position_a_new_version(player, django_capture
     stored = Game.objects.get(pk=game.pk)
     assert (stored.move_count, stored.version) == (1, 3)
     assert str(game_engine_state(stored).moves[-1]) == str(start.apply(start.legal_moves()[-1]).moves[-1])
+
+
+def _opened(game_id, player):
+    """What a socket does when the game's owner opens it: read the row and the position, then tell the service."""
+    from games.live import live_game_get
+
+    game = live_game_get(game_id=game_id)
+    state = game_engine_state(game)
+    return game, state
+
+
+@pytest.mark.django_db
+def test_the_first_move_after_the_owner_opens_a_practice_game_writes_without_reading_it(
+    player, django_capture_on_commit_callbacks
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    challenge, game = _practice(player)
+    game_opened(*_opened(game.pk, player))
+    assert positions.hint("game", game.pk).version == 0
+    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    statements = [q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))]
+    assert [sql.split()[0].upper() for sql in statements] == ["UPDATE", "INSERT"], statements
+    assert (first.game.move_count, first.game.version) == (1, 1)
+
+
+@pytest.mark.django_db
+def test_a_practice_game_changed_while_it_was_read_is_not_remembered(player, django_capture_on_commit_callbacks):
+    challenge, game = _practice(player)
+    with django_capture_on_commit_callbacks(execute=True):
+        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    positions.forget_all()
+    read, state = _opened(game.pk, player)
+    # Another process undoes the draw and plays another move between this process's reads.
+    Game.objects.filter(pk=game.pk).update(version=3)
+    game_opened(read, state)
+    assert positions.hint("game", game.pk) is None
+    assert positions.recall_latest("game", game.pk) is None
+
+
+@pytest.mark.django_db
+def test_a_finished_game_opened_by_its_owner_leaves_no_hint(player):
+    challenge = make_challenge(preset="classic")
+    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    game_resign(game_id=game.pk, player=player)
+    game_opened(*_opened(game.pk, player))
+    assert positions.hint("game", game.pk) is None
 
 
 @pytest.mark.django_db
