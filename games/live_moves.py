@@ -2,10 +2,11 @@
 
 Most moves are sent by a game's owner from the version this process last saw committed, and do
 not end the game: ``services.move_from_hint_plan`` checks them against the remembered position
-without reading anything, and one statement stores them (``services.MOVE_WRITE_SQL``: the
-conditional UPDATE of the game row and the INSERT of the move).  On Postgres that statement is
-sent from the loop itself, on one of a few psycopg async connections the loop keeps, instead of
-a hop to a worker thread and back through Django's cursor and its health check.
+without reading anything (a ranked game moved on elsewhere first reads the moves it missed), and
+one statement stores them (``services.MOVE_WRITE_SQL``: the conditional UPDATE of the game row
+and the INSERT of the move).  On Postgres those statements are sent from the loop itself, on one
+of a few psycopg async connections the loop keeps, instead of a hop to a worker thread and back
+through Django's cursor and its health check.
 
 Anything else — no hint, a write that finds the row moved on, an ending move, SQLite, a
 database error — returns None and the caller takes the threaded service, which reads the row,
@@ -53,7 +54,15 @@ class Connections:
         self.open: set[Any] = set()
 
     async def write(self, sql: str, args: list[Any]) -> int:
-        """Run one statement; its row count.  A connection that failed is closed, never reused."""
+        """Run one statement; its row count."""
+        return int((await self._run(sql, args, fetch=False))[0])
+
+    async def fetch(self, sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
+        """Run one query; its rows."""
+        return list(await self._run(sql, args, fetch=True))
+
+    async def _run(self, sql: str, args: list[Any], *, fetch: bool) -> Any:
+        """A connection that failed is closed, never reused."""
         import psycopg
 
         async with self.slots:
@@ -64,8 +73,9 @@ class Connections:
             reusable = False
             try:
                 cursor = await conn.execute(sql, args)
+                result = await cursor.fetchall() if fetch else (cursor.rowcount,)
                 reusable = True
-                return int(cursor.rowcount)
+                return result
             finally:
                 if reusable and not conn.closed:
                     self.idle.append(conn)
@@ -107,11 +117,17 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> servi
     A malformed move raises ``IllegalMove`` at once, as the service would.
     """
     parsed = services.move_parse(move)
-    plan = services.move_from_hint_plan(game_id, player, parsed, seen)
-    if plan is None:
-        return None
+    connections = loop_connections()
+    missed: list[str] = []
     try:
-        written = await loop_connections().write(services.MOVE_WRITE_SQL, plan.write_args(timezone.now())) == 1
+        since = services.moves_missed_since(game_id, player, seen)
+        if since is not None:
+            # moved on elsewhere (a REST request, another process): the moves since, then the write
+            missed = [row[0] for row in await connections.fetch(services.MOVES_SINCE_SQL, [game_id, since])]
+        plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed)
+        if plan is None:
+            return None
+        written = await connections.write(services.MOVE_WRITE_SQL, plan.write_args(timezone.now())) == 1
     except Exception as error:  # the threaded path retries, and answers with the database's error if any
         log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
         return None

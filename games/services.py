@@ -10,7 +10,7 @@ import datetime as dt
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -454,18 +454,43 @@ class HintedMove:
         return [moves + 1, self.version + 1, self.game_id, self.version, moves, moves + 1, str(self.after.moves[-1]), now]
 
 
-def move_from_hint_plan(game_id: int, player: Any, parsed: EngineMove, seen: int) -> HintedMove | None:
+def moves_missed_since(game_id: int, player: Any, seen: int) -> int | None:
+    """How many moves this process saw committed on a ranked game that has moved on since (by
+    another process, a REST request or another tab), when the moves stored after them can bring
+    the remembered position up to ``seen``; None when there is nothing to catch up or it cannot be.
+
+    A ranked log only grows while the game is in progress (no undo; an ending bumps the version
+    but also ends the game), so the moves stored after the remembered ones are exactly what it
+    missed, and the version rose by one with each.
+    """
+    known = positions.hint("game", game_id)
+    if known is None or known.moves >= seen:
+        return None
+    facts: GameFacts = known.facts
+    if not facts.ranked or facts.player_id != player.pk:
+        return None
+    return known.moves
+
+
+#: The notation of a game's moves after a number, in order (``move_from_hint_plan``'s ``missed``).
+MOVES_SINCE_SQL = f"SELECT notation FROM {Move._meta.db_table} WHERE game_id = %s AND number > %s ORDER BY number"
+
+
+def move_from_hint_plan(
+    game_id: int, player: Any, parsed: EngineMove, seen: int, missed: Sequence[str] = ()
+) -> HintedMove | None:
     """The move checked against what this process remembers, reading nothing; None when it cannot be.
 
     Taken only for a move that keeps the game going, by its owner, on an open day, sent from the
-    version this process last saw committed.  Anything else returns None, and the caller takes
-    the locked path, which answers with the exact error.
+    version this process last saw committed — or, for a ranked game, from that version followed
+    by ``missed``, the moves stored since (``moves_missed_since``), read by the caller.  Anything
+    else returns None, and the caller takes the locked path, which answers with the exact error.
     """
     known = positions.hint("game", game_id)
-    if known is None or known.moves != seen:
+    if known is None or known.moves + len(missed) != seen:
         return None
     facts: GameFacts = known.facts
-    if facts.player_id != player.pk:
+    if facts.player_id != player.pk or (missed and not facts.ranked):
         return None
     today = local_today()
     if facts.challenge_date > today or (facts.ranked and facts.challenge_date < today):
@@ -474,12 +499,14 @@ def move_from_hint_plan(game_id: int, player: Any, parsed: EngineMove, seen: int
     if state is None:
         return None
     try:
+        for text in missed:
+            state = state.apply(parse_move(text))
         after = state.apply(parsed)
-    except IllegalMoveError:
+    except (IllegalMoveError, NotationError):
         return None  # the locked path says why (or that the client is out of date)
     if after.outcome is not Outcome.IN_PROGRESS:
         return None  # an ending move scores the game: the locked path does that
-    return HintedMove(game_id, player, facts, known.version, seen, after)
+    return HintedMove(game_id, player, facts, known.version + len(missed), seen, after)
 
 
 def move_from_hint_written(
@@ -514,7 +541,13 @@ def move_from_hint_written(
 
 def _move_from_hint(game_id: int, player: Any, parsed: EngineMove, seen: int) -> Play | None:
     """The move written with one conditional UPDATE + INSERT on this thread's connection, or None."""
-    plan = move_from_hint_plan(game_id, player, parsed, seen)
+    missed: list[str] = []
+    since = moves_missed_since(game_id, player, seen)
+    if since is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(MOVES_SINCE_SQL, [game_id, since])
+            missed = [row[0] for row in cursor.fetchall()]
+    plan = move_from_hint_plan(game_id, player, parsed, seen, missed)
     if plan is None:
         return None
     try:
@@ -533,7 +566,8 @@ def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
     A stale or repeated move (``seen`` not the log's length) changes nothing; an illegal one
     neither.  When this process saw the game's latest version, the move is checked against the
     remembered position and written with one conditional UPDATE + INSERT that takes the game
-    row's lock and succeeds only if the row is still at that version (``_move_from_hint``).
+    row's lock and succeeds only if the row is still at that version (``_move_from_hint``); a
+    ranked game it saw some moves ago reads just the moves stored since, and does the same.
     Otherwise — and for a move that ends the game — it locks the game row, reads it and the
     position, and writes; a move that ends the game computes its score from the log and, for a
     ranked game, records it on the leaderboard in the same transaction.

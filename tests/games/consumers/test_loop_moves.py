@@ -108,6 +108,37 @@ async def test_a_move_after_another_writer_moved_the_game_on_is_refused_as_stale
     await socket.close()
 
 
+async def test_a_move_after_another_writer_moved_a_ranked_game_on_reads_the_missed_moves_on_the_loop(
+    alice_game, alice_cookie, line, monkeypatch
+):
+    socket = await open_game(alice_game, alice_cookie)
+    await play(socket, line[0], 0)
+    await play(socket, line[1], 1)
+
+    def rest_move_elsewhere() -> None:
+        # Another server process stores the third move (a REST request, another tab).
+        state = EngineGame.replay(alice_game.challenge.deal, [parse_move(m) for m in line[:2]])
+        plan = services.HintedMove(alice_game.pk, None, None, 2, 2, state.apply(parse_move(line[2])))  # type: ignore[arg-type]
+        from django.db import connection
+        from django.utils import timezone
+
+        with connection.cursor() as cursor:
+            cursor.execute(services.MOVE_WRITE_SQL, plan.write_args(timezone.now()))
+            assert cursor.rowcount == 1
+
+    await database_sync_to_async(rest_move_elsewhere)()
+    threaded = []
+    original = services.game_move_make
+    monkeypatch.setattr(services, "game_move_make", lambda **kw: threaded.append(kw) or original(**kw))
+    reply = await play(socket, line[3], 3)
+    assert reply["version"] == 4 and reply["game"]["moves"] == 4
+    assert threaded == [], "the missed move was read and the move written from the loop"
+    assert await database_sync_to_async(stored)(alice_game) == [(n + 1, m) for n, m in enumerate(line[:4])]
+    reply = await play(socket, line[4], 4)
+    assert reply["version"] == 5 and threaded == []
+    await socket.close()
+
+
 async def test_a_move_whose_loop_connection_died_is_stored_once_by_the_threaded_path(alice_game, alice_cookie, line):
     socket = await open_game(alice_game, alice_cookie)
     await play(socket, line[0], 0)
