@@ -58,4 +58,4 @@ class SignInForm(LockSaid, AuthenticationForm):
 
 
 class AdminSignInForm(LockSaid, AdminAuthenticationForm):
-    """The admin's sign-in page (``admin.site.login_form``, piramide_site/urls.py)."""
+    """The admin's sign-in page (``login_form`` of piramide_site/admin.py)."""

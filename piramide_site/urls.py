@@ -2,12 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from frontend.forms import AdminSignInForm
-
 from .health import healthz
-
-# The admin's sign-in says when sign-in is locked, as the site's does (frontend/forms.py).
-admin.site.login_form = AdminSignInForm
 
 urlpatterns = [
     path("healthz/", healthz, name="healthz"),

@@ -21,7 +21,7 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhos
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "piramide_site.apps.PiramideAdminConfig",  # django.contrib.admin, with the site's admin site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
