@@ -267,7 +267,7 @@ RACE_WINNABLE_ATTEMPTS = env.int("RACE_WINNABLE_ATTEMPTS", default=30)
 
 #: Redis keys of the shared counters (per user and per address; atomic across processes).
 LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default="piramide:limits")
-#: Per user and per address, by the views' throttle_scope, on top of DRF's throttles.
+#: Per user and per address, by the views' throttle_scope, on top of the THROTTLE_* rates.
 LIMITS_HTTP = {
     "moves": {"user": env("LIMIT_MOVES_PER_USER", default="240/min"), "ip": env("LIMIT_MOVES_PER_IP", default="1200/min")},
     "auth": {"ip": env("LIMIT_AUTH_PER_IP", default="60/min")},
@@ -316,12 +316,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "piramide_site.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.ScopedRateThrottle",
-        "piramide_site.throttles.SharedScopedThrottle",
-    ],
+    # Every rate below and the scopes' LIMITS_HTTP, counted in one atomic step (piramide_site/throttles.py).
+    "DEFAULT_THROTTLE_CLASSES": ["piramide_site.throttles.SharedThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("THROTTLE_ANON", default="120/min"),
         "user": env("THROTTLE_USER", default="600/min"),

@@ -130,6 +130,50 @@ def test_moves_are_limited_per_address_across_users(settings, two_games):
     assert play(bob, game_b, 1, "10.0.0.8") == [200]
 
 
+def _with_rates(settings, **rates: str) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+    }
+
+
+def test_the_user_rate_counts_every_api_request_of_a_signed_in_player(settings, two_games):
+    _with_rates(settings, user="3/min")
+    (alice, game), (bob, _) = two_games
+    client = APIClient(REMOTE_ADDR="10.0.0.3")
+    client.force_login(alice)
+    paths = ["/api/challenges/today/", f"/api/games/{game.pk}/", "/api/challenges/today/", "/api/challenges/today/"]
+    codes = [client.get(path).status_code for path in paths]
+    assert codes == [200, 200, 200, 429]
+    other = APIClient(REMOTE_ADDR="10.0.0.3")
+    other.force_login(bob)
+    assert other.get("/api/challenges/today/").status_code == 200, "a user's rate is the user's own"
+
+
+def test_the_anonymous_rate_counts_per_address(settings):
+    _with_rates(settings, anon="2/min")
+    first, second = APIClient(REMOTE_ADDR="10.0.0.4"), APIClient(REMOTE_ADDR="10.0.0.5")
+    assert [first.get("/api/challenges/today/").status_code for _ in range(3)] == [200, 200, 429]
+    refused = first.get("/api/challenges/today/")
+    assert refused.json()["error"] == "throttled" and 0 < int(refused["Retry-After"]) <= 60
+    assert second.get("/api/challenges/today/").status_code == 200
+
+
+def test_every_rate_of_a_request_is_counted_in_one_step(settings, two_games, monkeypatch):
+    (alice, game), _ = two_games
+    steps: list[list[str]] = []
+    counted = limits.hits
+    monkeypatch.setattr(limits, "hits", lambda names, rates: steps.append(names) or counted(names, rates))
+    client = APIClient(REMOTE_ADDR="10.0.0.6")
+    client.force_login(alice)
+    assert client.post(f"/api/games/{game.pk}/moves/", {"move": "D", "seen": 0}, format="json").status_code == 200
+    assert len(steps) == 1
+    kinds = [name.split(":", 2)[2] for name in steps[0]]
+    assert kinds == [
+        f"http:all:user:{alice.pk}", f"http:moves:client:user:{alice.pk}", f"http:moves:user:{alice.pk}", "http:moves:ip:10.0.0.6"
+    ]
+
+
 # ----------------------------------------------------------------- the counters
 
 

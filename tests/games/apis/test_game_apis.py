@@ -146,21 +146,20 @@ def test_practice_games_have_hints_and_undo(player_api, today):
     assert expected is not None
 
 
-def test_moves_are_throttled_with_429(player_api, challenge):
-    from unittest import mock
+def test_moves_are_throttled_with_429(player_api, challenge, settings):
+    from piramide_site import limits
 
-    from django.core.cache import cache
-    from rest_framework.throttling import ScopedRateThrottle
-
-    cache.clear()
-    rates = {**ScopedRateThrottle.THROTTLE_RATES, "moves": "2/min"}
-    try:
-        with mock.patch.object(ScopedRateThrottle, "THROTTLE_RATES", rates):
-            game = start(player_api, challenge).json()
-            url = f"/api/games/{game['id']}/moves/"
-            codes = [player_api.post(url, {"move": "D", "seen": n}, format="json").status_code for n in range(3)]
-            assert codes == [200, 200, 429]
-            body = player_api.post(url, {"move": "D", "seen": 2}, format="json").json()
-            assert body["error"] == "throttled" and "try again" in body["message"]
-    finally:
-        cache.clear()
+    settings.LIMITS_KEY_PREFIX = f"{settings.LIMITS_KEY_PREFIX}:{challenge.pk}:moves-429"
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "moves": "2/min"},
+    }
+    limits.memory.clear()
+    game = start(player_api, challenge).json()
+    url = f"/api/games/{game['id']}/moves/"
+    codes = [player_api.post(url, {"move": "D", "seen": n}, format="json").status_code for n in range(3)]
+    assert codes == [200, 200, 429]
+    refused = player_api.post(url, {"move": "D", "seen": 2}, format="json")
+    body = refused.json()
+    assert body["error"] == "throttled" and "try again" in body["message"]
+    assert 0 < int(refused["Retry-After"]) <= 60
