@@ -45,6 +45,19 @@ def stored(game):
     return list(Move.objects.filter(game=game).order_by("number").values_list("number", "notation"))
 
 
+def stored_elsewhere(game, line, seen):
+    """What a second server process does: store the next move of ``line`` after ``seen`` from its
+    own connection, unknown to this process's memory."""
+    from django.db import connection
+    from django.utils import timezone
+
+    state = EngineGame.replay(game.challenge.deal, [parse_move(m) for m in line[:seen]])
+    plan = services.HintedMove(game.pk, None, None, seen, seen, state.apply(parse_move(line[seen])))  # type: ignore[arg-type]
+    with connection.cursor() as cursor:
+        cursor.execute(services.MOVE_WRITE_SQL, plan.write_args(timezone.now()))
+        assert cursor.rowcount == 1
+
+
 async def test_a_whole_game_over_the_socket_uses_the_loop_for_every_move_but_the_last(
     alice_game, alice_cookie, line
 ):
@@ -85,18 +98,7 @@ async def test_a_move_after_another_writer_moved_the_game_on_is_refused_as_stale
     await play(socket, line[0], 0)
     await play(socket, line[1], 1)
 
-    def another_server_moves() -> None:
-        # What a second server process does: write from its own connection, unknown to this process's memory.
-        state = EngineGame.replay(alice_game.challenge.deal, [parse_move(m) for m in line[:2]])
-        plan = services.HintedMove(alice_game.pk, None, None, 2, 2, state.apply(parse_move(line[2])))  # type: ignore[arg-type]
-        from django.db import connection
-        from django.utils import timezone
-
-        with connection.cursor() as cursor:
-            cursor.execute(services.MOVE_WRITE_SQL, plan.write_args(timezone.now()))
-            assert cursor.rowcount == 1
-
-    await database_sync_to_async(another_server_moves)()
+    await database_sync_to_async(stored_elsewhere)(alice_game, line, 2)
     await socket.send(type="move", move=line[2], seen=2, ref="late")
     error = await socket.until("error")
     assert error["code"] == "stale" and error["moves"] == 3 and error["ref"] == "late"
@@ -115,18 +117,7 @@ async def test_a_move_after_another_writer_moved_a_ranked_game_on_reads_the_miss
     await play(socket, line[0], 0)
     await play(socket, line[1], 1)
 
-    def rest_move_elsewhere() -> None:
-        # Another server process stores the third move (a REST request, another tab).
-        state = EngineGame.replay(alice_game.challenge.deal, [parse_move(m) for m in line[:2]])
-        plan = services.HintedMove(alice_game.pk, None, None, 2, 2, state.apply(parse_move(line[2])))  # type: ignore[arg-type]
-        from django.db import connection
-        from django.utils import timezone
-
-        with connection.cursor() as cursor:
-            cursor.execute(services.MOVE_WRITE_SQL, plan.write_args(timezone.now()))
-            assert cursor.rowcount == 1
-
-    await database_sync_to_async(rest_move_elsewhere)()
+    await database_sync_to_async(stored_elsewhere)(alice_game, line, 2)  # a REST request, another tab
     threaded = []
     original = services.game_move_make
     monkeypatch.setattr(services, "game_move_make", lambda **kw: threaded.append(kw) or original(**kw))

@@ -175,14 +175,6 @@ def test_a_move_from_an_out_of_date_hint_takes_the_locked_path(player, django_ca
     assert Move.objects.filter(game=game).count() == 2
 
 
-def _moved_elsewhere(game, state, move):
-    """Another process stores ``move`` on ``game`` from ``state`` (its own connection, unknown to this process)."""
-    after = state.apply(move)
-    Move.objects.create(game=game, number=len(after.moves), notation=str(after.moves[-1]))
-    Game.objects.filter(pk=game.pk).update(move_count=len(after.moves), version=len(after.moves))
-    return after
-
-
 @pytest.mark.django_db
 def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes(player, django_capture_on_commit_callbacks):
     from django.db import connection
@@ -191,8 +183,8 @@ def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes
     challenge = make_challenge(preset="classic")
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     with django_capture_on_commit_callbacks(execute=True):
-        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
-    second = _moved_elsewhere(game, first.state, first.state.legal_moves()[0])
+        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    second = _play_elsewhere(game, 1)
     third = str(second.legal_moves()[0])
     with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
         played = game_move_make(game_id=game.pk, player=player, move=third, seen=2)
@@ -212,8 +204,8 @@ def test_a_move_from_beyond_the_stored_log_is_stale_after_the_catch_up(player, d
     challenge = make_challenge(preset="classic")
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     with django_capture_on_commit_callbacks(execute=True):
-        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
-    second = _moved_elsewhere(game, first.state, first.state.legal_moves()[0])
+        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    second = _play_elsewhere(game, 1)
     with pytest.raises(StaleMove):
         game_move_make(game_id=game.pk, player=player, move=str(second.legal_moves()[0]), seen=3)
     assert Move.objects.filter(game=game).count() == 2
@@ -223,10 +215,10 @@ def test_a_move_from_beyond_the_stored_log_is_stale_after_the_catch_up(player, d
 def test_a_practice_game_moved_on_elsewhere_takes_the_locked_path(player, django_capture_on_commit_callbacks):
     challenge, game = _practice(player)
     with django_capture_on_commit_callbacks(execute=True):
-        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
     # Elsewhere: an undo and another move would leave the count alone; only the locked path reads that right.
     assert moves_missed_since(game.pk, player, 2) is None
-    second = _moved_elsewhere(game, first.state, first.state.legal_moves()[0])
+    second = _play_elsewhere(game, 1)
     with django_capture_on_commit_callbacks(execute=True):
         played = game_move_make(game_id=game.pk, player=player, move=str(second.legal_moves()[0]), seen=2)
     assert played.game.move_count == 3 and Move.objects.filter(game=game).count() == 3
