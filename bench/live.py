@@ -29,7 +29,8 @@ the server's resident memory (now and peak), and errors.  Afterwards every game'
 is compared with the moves the server accepted: none may be lost or duplicated.
 
 The per-connection rate limit is raised for the server (``LIVE_RATE_PER_SECOND``) so the
-saturation rounds measure the server, not the limiter.
+saturation rounds measure the server, not the limiter; the clients' own garbage collector is
+paused during each round (bench/collector.py), so its pauses are not counted as the server's.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench import collector as client_collector  # noqa: E402
 
 ECHO_PATH = "/ws/echo/"
 
@@ -544,10 +547,11 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int, world
     for kind, think, seconds, name in rounds:
         print(f"... {name}", file=sys.stderr, flush=True)
         cpu = cpu_seconds(server_pid)
-        if kind == "echo":
-            tally = await run_echo(port, len(world.players), think, seconds, name)
-        else:
-            tally = await run_live(port, world, args.spectators, think, seconds, name, ledger, cursors)
+        with client_collector.paused():
+            if kind == "echo":
+                tally = await run_echo(port, len(world.players), think, seconds, name)
+            else:
+                tally = await run_live(port, world, args.spectators, think, seconds, name, ledger, cursors)
         tally.server_cpu = cpu_seconds(server_pid) - cpu
         rows.append(report(tally, memory_mb(server_pid)))
     games, lost, extra = await asyncio.to_thread(check_logs, ledger)
