@@ -63,8 +63,12 @@ class Socket:
 
     async def until(self, kind: str, timeout: float = 3) -> dict[str, Any]:
         """Skip messages until one of ``kind`` arrives."""
+        start = len(self.received)
         while True:
-            message = await self.recv(timeout)
+            try:
+                message = await self.recv(timeout)
+            except TimeoutError:
+                raise AssertionError(f"no {kind!r} within {timeout} s; skipped {self.received[start:]}") from None
             if message["type"] == kind:
                 return message
 

@@ -1,6 +1,7 @@
 """The test suite.  DATABASE_URL / REDIS_URL switch it to Postgres and Redis, as in CI."""
 
 import os
+import tempfile
 
 from .base import *  # noqa: F403
 from .base import env
@@ -12,6 +13,13 @@ WHITENOISE_USE_FINDERS = True
 # The suite imports the ASGI application in its own process: its collector keeps Python's
 # defaults (tests/site/test_collector.py checks the tuning in a server's process).
 GC_TUNED = False
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A file, not Django's shared-cache in-memory database: there, two connections touching one
+    # table fail at once with "table is locked" (no busy wait), while sockets and requests run
+    # their database calls on threads of their own, as they do on the site.
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.gettempdir(), f"piramide-test-{os.getpid()}.sqlite3")
+    }
 STATIC_ROOT = None  # served from the apps by the finders; no collectstatic here
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

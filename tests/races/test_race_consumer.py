@@ -100,7 +100,8 @@ async def test_ping_answers_with_the_race_version(race, host):
 async def test_a_player_leaves_the_lobby_over_the_socket(race, host, friend):
     host_socket, _ = await enter(race, await database_sync_to_async(session_cookie)(host))
     friend_socket, _ = await enter(race, await database_sync_to_async(session_cookie)(friend))
-    await friend_socket.send(type="join")
+    await friend_socket.send(type="join", ref="join")
+    assert (await friend_socket.until("race.state"))["ref"] == "join"
     await host_socket.until("race.player_joined")
     await host_socket.send(type="leave", ref="bye")
     state = await host_socket.until("race.state")
@@ -108,7 +109,8 @@ async def test_a_player_leaves_the_lobby_over_the_socket(race, host, friend):
     left = await friend_socket.until("race.player_left")
     assert left["player"]["display_name"] == "Host" and left["players"] == 1
     assert left["host"]["display_name"] == "Friend", "the room passes to the player who joined next"
-    await friend_socket.send(type="sync")
-    assert (await friend_socket.until("race.state"))["me"]["host"] is True
+    await friend_socket.send(type="sync", ref="sync")
+    state = await friend_socket.until("race.state")
+    assert state["ref"] == "sync" and state["me"]["host"] is True
     await host_socket.close()
     await friend_socket.close()
