@@ -2,7 +2,7 @@
 bare Channels echo consumer on the same server stack measured in the same run as the floor.
 
     .venv/bin/python bench/live.py [--players 200] [--spectators 200] [--think 0.5]
-                                   [--duration 20] [--saturation-duration 10]
+                                   [--duration 20] [--saturation-duration 10] [--ws auto]
 
 It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
 migrates it, creates a classic challenge for today with a winnable deal, the players (each with a
@@ -28,8 +28,10 @@ delay p50/p99 (from the mover sending a move to a spectator receiving its ``game
 the server's resident memory (now and peak), and errors.  Afterwards every game's stored move log
 is compared with the moves the server accepted: none may be lost or duplicated.
 
-The per-connection rate limit is raised for the server (``LIVE_RATE_PER_SECOND``) so the
-saturation rounds measure the server, not the limiter; the clients' own garbage collector is
+The server is the site's own application, with its per-user and per-address socket limits
+counting every frame in Redis as they do in production; their rates and the per-connection rate
+limit (``LIVE_RATE_PER_SECOND``) are raised so the saturation rounds measure the server, not the
+limiter, and so that every client can share one address.  The clients' own garbage collector is
 paused during each round (bench/collector.py), so its pauses are not counted as the server's.
 """
 
@@ -63,34 +65,30 @@ ECHO_PATH = "/ws/echo/"
 
 
 def __getattr__(name: str) -> Any:
-    """``uvicorn bench.live:application``: the site's ASGI stack with one more route, a bare echo."""
+    """``uvicorn bench.live:application``: the site's own ASGI application (``piramide_site.asgi``,
+    socket limits included), with one more route beside it, a bare echo."""
     if name != "application":
         raise AttributeError(name)
-    from piramide_site.http import get_asgi_application
-
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
-    http = get_asgi_application()
+    from piramide_site.asgi import application as site
+
     from channels.auth import AuthMiddlewareStack
     from channels.generic.websocket import AsyncWebsocketConsumer
-    from channels.routing import ProtocolTypeRouter, URLRouter
+    from channels.routing import URLRouter
     from channels.security.websocket import AllowedHostsOriginValidator
     from django.urls import path
-
-    from games.routing import not_found_urlpatterns
-    from games.routing import websocket_urlpatterns as game_routes
-    from races.routing import websocket_urlpatterns as race_routes
 
     class EchoConsumer(AsyncWebsocketConsumer):
         async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
             await self.send(text_data=text_data)
 
-    from piramide_site import collector
+    echo = AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter([path(ECHO_PATH.strip("/") + "/", EchoConsumer.as_asgi())])))
 
-    routes = [path(ECHO_PATH.strip("/") + "/", EchoConsumer.as_asgi()), *game_routes, *race_routes, *not_found_urlpatterns]
-    application = ProtocolTypeRouter(
-        {"http": http, "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes)))}
-    )
-    collector.settle()  # as piramide_site/asgi.py does
+    async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket" and scope["path"] == ECHO_PATH:
+            return await echo(scope, receive, send)
+        return await site(scope, receive, send)
+
     return application
 
 
@@ -108,6 +106,10 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
         "LEADERBOARD_KEY_PREFIX": "piramide-bench:lb",
         "LIVE_RATE_PER_SECOND": "100000",
         "LIVE_RATE_BURST": "100000",
+        # every client is on one address, and the saturation rounds send as fast as they can
+        "LIVE_SOCKETS_PER_IP": "100000",
+        "LIVE_FRAMES_PER_IP": "100000000/min",
+        "LIVE_FRAMES_PER_USER": "100000000/min",
         "CELERY_TASK_ALWAYS_EAGER": "true",
         "DJANGO_LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),
@@ -207,7 +209,7 @@ def start_server(args: argparse.Namespace, port: int) -> subprocess.Popen[bytes]
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "bench.live:application", "--host", "127.0.0.1", "--port", str(port),
          "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning",
-         "--ws-max-queue", "256"],
+         "--ws-max-queue", "256", "--ws", args.ws],
         cwd=ROOT, env=server_env(args),
     )
     deadline = time.monotonic() + 60
@@ -570,6 +572,7 @@ def main() -> None:
     parser.add_argument("--saturation-duration", type=float, default=10.0)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
+    parser.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation (its --ws)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     if args.spectators > args.players * 4:

@@ -96,6 +96,34 @@ end
 return {over, wait}
 """
 
+#: ``HITS`` for many callers in one call: KEYS every caller's counters one after the other; ARGV
+#: for each caller the number of its counters, then its (limit, window in ms) pairs.  Returns
+#: ``HITS``'s pair for each caller, in order.
+HITS_MANY = """
+local answers, k, a = {}, 1, 1
+while a <= #ARGV do
+  local n = tonumber(ARGV[a])
+  local over, wait = 0, 0
+  for i = 1, n do
+    local limit, window = tonumber(ARGV[a + 2 * i - 1]), tonumber(ARGV[a + 2 * i])
+    local key = KEYS[k + i - 1]
+    local count = redis.call('INCR', key)
+    local ttl = redis.call('PTTL', key)
+    if ttl < 0 then
+      redis.call('PEXPIRE', key, window)
+      ttl = window
+    end
+    if over == 0 and count > limit then
+      over, wait = i, ttl
+    end
+  end
+  answers[#answers + 1] = over
+  answers[#answers + 1] = wait
+  k, a = k + n, a + 2 * n + 1
+end
+return answers
+"""
+
 UNDO = """
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 0 then redis.call('DECR', KEYS[1]) end
@@ -334,6 +362,10 @@ def _memory_hits(names: list[str], rates: list[Rate]) -> Verdict:
 
 # ----------------------------------------------------------------- asynchronous (sockets)
 
+#: Sockets' calls to Redis at once in a process, at most; more wait for a free connection (up to
+#: ``socket_timeout``) instead of failing over to this process's memory.
+ASYNC_CONNECTIONS = 32
+
 _async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
 
@@ -345,23 +377,77 @@ def _aredis() -> Any:
     if client is None:
         import redis.asyncio
 
-        client = redis.asyncio.Redis.from_url(settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0)
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            settings.REDIS_URL, max_connections=ASYNC_CONNECTIONS, timeout=1.0, socket_timeout=1.0, socket_connect_timeout=1.0
+        )
+        client = redis.asyncio.Redis(connection_pool=pool)
         _async_clients[loop] = client
     return client
 
 
-async def ahits(names: list[str], rates: list[Rate]) -> Verdict:
-    client = _aredis()
-    if client is not None:
-        import redis
+class _FrameCounter:
+    """Counts the frames of every socket of one event loop in Redis, one script call at a time.
 
+    Every frame a client sends is counted before it is delivered.  One call per frame would put a
+    round trip to Redis, and a connection, behind each of them: a burst of frames from hundreds of
+    sockets would want hundreds of connections at once.  Here the frames that arrive while a call
+    is out wait for the next one and go together (``HITS_MANY``: each frame's counters exactly as
+    ``HITS`` counts them, in the order the frames came), so there is never more than one call out,
+    and a frame on a quiet server still goes at once.
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.waiting: list[tuple[list[str], list[Rate], asyncio.Future[Verdict]]] = []
+        self.flushing: asyncio.Future[None] | None = None
+
+    def hits(self, names: list[str], rates: list[Rate]) -> asyncio.Future[Verdict]:
+        future: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
+        self.waiting.append((names, rates, future))
+        if self.flushing is None:
+            self.flushing = asyncio.ensure_future(self._flush())
+        return future
+
+    async def _flush(self) -> None:
         try:
-            over, wait = await client.eval(HITS, len(names), *names, *_limits(rates))
-        except (redis.RedisError, OSError) as error:
-            _warn(error)
-        else:
-            return Verdict(not over, int(over), max(int(wait), 0) / 1000)
-    return _memory_hits(names, rates)
+            while self.waiting:
+                batch, self.waiting = self.waiting, []
+                keys: list[str] = []
+                args: list[int] = []
+                for names, rates, _ in batch:
+                    keys += names
+                    args.append(len(names))
+                    args += _limits(rates)
+                try:
+                    answers = await self.client.eval(HITS_MANY, len(keys), *keys, *args)
+                except Exception as error:  # Redis away, or no connection free in time: as ``hits`` does
+                    _warn(error)
+                    answers = None
+                for index, (names, rates, future) in enumerate(batch):
+                    if future.done():
+                        continue  # its socket went away meanwhile
+                    if answers is None:
+                        future.set_result(_memory_hits(names, rates))
+                    else:
+                        over, wait = int(answers[2 * index]), int(answers[2 * index + 1])
+                        future.set_result(Verdict(not over, over, max(wait, 0) / 1000))
+        finally:
+            self.flushing = None
+
+
+_frame_counters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _FrameCounter] = weakref.WeakKeyDictionary()
+
+
+async def ahits(names: list[str], rates: list[Rate]) -> Verdict:
+    """``hits`` for a socket's frame: one hit on each of ``names``; refused when any is over."""
+    client = _aredis()
+    if client is None:
+        return _memory_hits(names, rates)
+    loop = asyncio.get_running_loop()
+    counter = _frame_counters.get(loop)
+    if counter is None or counter.client is not client:
+        counter = _frame_counters[loop] = _FrameCounter(client)
+    return await counter.hits(names, rates)
 
 
 async def aacquire(keys: list[str], caps: list[int], member: str) -> int:

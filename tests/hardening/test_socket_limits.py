@@ -161,3 +161,54 @@ async def test_an_idle_socket_keeps_its_place(settings, room, monkeypatch):
     await first.c.disconnect()
     connected, messages = await Sock(room, None, "10.6.6.6").open()
     assert messages[0]["type"] == "room.snapshot"
+
+
+# ----------------------------------------------------------------- the frame counter
+
+
+async def test_frames_of_hundreds_of_sockets_at_once_are_all_counted_in_redis_in_order(redis_url):
+    """More frames at once than the process has Redis connections: each is counted in Redis, none
+    falls back to this process's memory, and the limit lets in exactly the first ones."""
+    import asyncio
+
+    import redis
+
+    from piramide_site import limits
+
+    address, user = limits.key("test", "frames", "ip"), limits.key("test", "frames", "user")
+    rates = [limits.Rate.parse("100000/min"), limits.Rate.parse("250/min")]
+    frames = 10 * limits.ASYNC_CONNECTIONS
+    verdicts = await asyncio.gather(*(limits.ahits([address, user], rates) for _ in range(frames)))
+    assert [verdict.allowed for verdict in verdicts] == [True] * 250 + [False] * (frames - 250)
+    refused = verdicts[-1]
+    assert refused.count == 2, "the user's counter is the one over" and 0 < refused.retry_after <= 60
+    client = redis.Redis.from_url(redis_url)
+    assert int(client.get(address)) == int(client.get(user)) == frames
+    assert not limits.memory.windows, "nothing fell back to memory"
+
+
+async def test_a_frame_whose_socket_went_away_leaves_the_others_counted(redis_url):
+    import asyncio
+
+    from piramide_site import limits
+
+    name, rate = limits.key("test", "frames", "gone"), limits.Rate.parse("2/min")
+    first = asyncio.ensure_future(limits.ahits([name], [rate]))
+    gone = asyncio.ensure_future(limits.ahits([name], [rate]))
+    last = asyncio.ensure_future(limits.ahits([name], [rate]))
+    await asyncio.sleep(0)  # all three are waiting for the same call
+    gone.cancel()
+    assert [(await first).allowed, (await last).allowed] == [True, False], "the gone frame was counted too"
+
+
+async def test_while_redis_is_down_frames_are_counted_in_memory(settings, caplog):
+    import asyncio
+
+    from piramide_site import limits
+
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    limits._last_warning = 0.0
+    name, rate = limits.key("test", "frames", "down"), limits.Rate.parse("3/min")
+    verdicts = await asyncio.gather(*(limits.ahits([name], [rate]) for _ in range(5)))
+    assert [verdict.allowed for verdict in verdicts] == [True, True, True, False, False]
+    assert "kept in memory" in caplog.text
