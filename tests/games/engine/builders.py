@@ -40,6 +40,20 @@ def tiny_rules(
     return Rules(f"{prefix}-{model.value}-{passes}", ranks, 1, rows, pair_sum, passes, model, **flags)  # type: ignore[arg-type]
 
 
+STOCK_TOP = StockModel.STOCK_TOP_AND_WASTE
+DRAWN = StockModel.DRAWN_AND_WASTE
+WASTE = StockModel.WASTE_ONLY
+HOUSE = {"house_put_back": True, "house_waste_reach": 4, "house_return_three": True}
+
+
+def variants(tagged: list[tuple[str, Rules]]) -> dict[str, Rules]:
+    """Small variants by a name that says their rules (``waste-only-2p-3r-3x4-house``), for test ids."""
+    return {
+        f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
+        for tag, rules in tagged
+    }
+
+
 def random_deal(rules: Rules, rng: random.Random) -> Deal:
     cards = list(full_deck(rules.ranks, rules.decks))
     rng.shuffle(cards)

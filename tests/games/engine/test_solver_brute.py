@@ -20,23 +20,17 @@ from games.engine.solver import Verdict, hint, solve, solve_par
 from games.engine.solver_position import Position, SolverMove
 from games.engine.solver_search import WinSearch
 
-from .builders import random_deal, random_midgame, tiny_rules
+from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, random_deal, random_midgame, tiny_rules, variants
 
 DEALS = int(os.environ.get("SOLVER_BRUTE_DEALS", "80"))
-
-STOCK_TOP = StockModel.STOCK_TOP_AND_WASTE
-DRAWN = StockModel.DRAWN_AND_WASTE
-WASTE = StockModel.WASTE_ONLY
-HOUSE = {"house_put_back": True, "house_waste_reach": 4, "house_return_three": True}
 
 
 def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
     return tiny_rules("tiny", model, passes, rows, pair_sum=pair_sum, ranks=ranks, **flags)
 
 
-VARIANTS = {
-    f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
-    for tag, rules in [
+VARIANTS = variants(
+    [
         ("", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
         ("", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
         ("", variant(STOCK_TOP, 3, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
@@ -59,8 +53,8 @@ VARIANTS = {
         ("-stuck", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True, draw_only_when_stuck=True)),
         ("-stuck", variant(WASTE, 2, 3, (1, 2, 3), 4, draw_only_when_stuck=True)),
         ("-house-stuck", variant(WASTE, 1, 3, (1, 2, 3), 4, draw_only_when_stuck=True, **HOUSE)),
-    ]
-}
+    ],
+)
 
 
 @pytest.mark.parametrize("name", VARIANTS)

@@ -21,23 +21,17 @@ from games.engine.solver import solve_par
 from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
 from games.engine.solver_position import position_of, table_for
 
-from .builders import deal_with, random_deal, random_midgame, tiny_rules
+from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, deal_with, random_deal, random_midgame, tiny_rules, variants
 
 DEALS = int(os.environ.get("SOLVER_PAR_DEALS", "60"))
-
-STOCK_TOP = StockModel.STOCK_TOP_AND_WASTE
-DRAWN = StockModel.DRAWN_AND_WASTE
-WASTE = StockModel.WASTE_ONLY
-HOUSE = {"house_put_back": True, "house_waste_reach": 4, "house_return_three": True}
 
 
 def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
     return tiny_rules("par", model, passes, rows, pair_sum=pair_sum, ranks=ranks, **flags)
 
 
-VARIANTS = {
-    f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
-    for tag, rules in [
+VARIANTS = variants(
+    [
         ("", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
         ("", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
         ("", variant(STOCK_TOP, 3, 3, (1, 2, 3), 4, stock_waste_pairs=True)),
@@ -49,19 +43,18 @@ VARIANTS = {
         ("", variant(WASTE, 2, 3, (1, 2, 3), 4)),
         ("", variant(WASTE, 3, 3, (1, 2, 3), 3)),
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
-    ]
-}
+    ],
+)
 
 
 #: rule sets the clearing search does not run under: only the par is checked there
-PAR_ONLY_VARIANTS = {
-    f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
-    for tag, rules in [
+PAR_ONLY_VARIANTS = variants(
+    [
         ("-house", variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)),
         ("-house", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, **HOUSE)),
         ("-stuck", variant(DRAWN, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True, draw_only_when_stuck=True)),
-    ]
-}
+    ],
+)
 
 
 def best_with(game: Game, removed: int) -> int | None:
