@@ -30,6 +30,15 @@ def empty_memory():
     positions.forget_all()
 
 
+@pytest.fixture
+def drawn(player, django_capture_on_commit_callbacks):
+    """A ranked classic game after its first move, a draw, stored by this process (which remembers
+    the position it left)."""
+    game = game_ranked_start(challenge_id=make_challenge(preset="classic").pk, player=player)[0].game
+    with django_capture_on_commit_callbacks(execute=True):
+        return game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+
+
 def test_a_position_is_kept_only_under_its_own_move_count():
     state = EngineGame.from_seed("classic", 1).apply(EngineGame.from_seed("classic", 1).legal_moves()[0])
     positions.remember(positions.key_of("game", 1, "t", 1, 2), state)
@@ -58,25 +67,19 @@ def test_the_oldest_positions_leave_first(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_a_ranked_move_after_a_committed_move_does_not_replay_the_log(player, django_capture_on_commit_callbacks):
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    with django_capture_on_commit_callbacks(execute=True):
-        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+def test_a_ranked_move_after_a_committed_move_does_not_replay_the_log(player, drawn):
+    game, first = drawn.game, drawn
     with mock.patch.object(EngineGame, "replay", side_effect=AssertionError("replayed")):
         second = game_move_make(game_id=game.pk, player=player, move=str(first.state.legal_moves()[0]), seen=1)
     assert second.game.move_count == 2
 
 
 @pytest.mark.django_db
-def test_a_move_after_a_committed_move_writes_without_reading_the_game(player, django_capture_on_commit_callbacks):
+def test_a_move_after_a_committed_move_writes_without_reading_the_game(player, django_capture_on_commit_callbacks, drawn):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    with django_capture_on_commit_callbacks(execute=True):
-        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    game, first = drawn.game, drawn
     with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
         second = game_move_make(game_id=game.pk, player=player, move=str(first.state.legal_moves()[0]), seen=1)
     statements = [q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))]
@@ -160,11 +163,8 @@ def test_a_finished_game_opened_by_its_owner_leaves_no_hint(player):
 
 
 @pytest.mark.django_db
-def test_a_move_from_an_out_of_date_hint_takes_the_locked_path(player, django_capture_on_commit_callbacks):
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    with django_capture_on_commit_callbacks(execute=True):
-        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+def test_a_move_from_an_out_of_date_hint_takes_the_locked_path(player, drawn):
+    game, first = drawn.game, drawn
     # Another process stores the next move: this process's hint still says version 1.
     second_move = str(first.state.legal_moves()[0])
     Move.objects.create(game=game, number=2, notation=str(first.state.apply(first.state.legal_moves()[0]).moves[-1]))
@@ -176,14 +176,11 @@ def test_a_move_from_an_out_of_date_hint_takes_the_locked_path(player, django_ca
 
 
 @pytest.mark.django_db
-def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes(player, django_capture_on_commit_callbacks):
+def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes(player, django_capture_on_commit_callbacks, drawn):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    with django_capture_on_commit_callbacks(execute=True):
-        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+    game = drawn.game
     second = _play_elsewhere(game, 1)
     third = str(second.legal_moves()[0])
     with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
@@ -200,11 +197,8 @@ def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes
 
 
 @pytest.mark.django_db
-def test_a_move_from_beyond_the_stored_log_is_stale_after_the_catch_up(player, django_capture_on_commit_callbacks):
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    with django_capture_on_commit_callbacks(execute=True):
-        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+def test_a_move_from_beyond_the_stored_log_is_stale_after_the_catch_up(player, drawn):
+    game = drawn.game
     second = _play_elsewhere(game, 1)
     with pytest.raises(StaleMove):
         game_move_make(game_id=game.pk, player=player, move=str(second.legal_moves()[0]), seen=3)
@@ -225,11 +219,8 @@ def test_a_practice_game_moved_on_elsewhere_takes_the_locked_path(player, django
 
 
 @pytest.mark.django_db
-def test_the_hint_never_lets_another_player_move(player, other_player, django_capture_on_commit_callbacks):
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    with django_capture_on_commit_callbacks(execute=True):
-        first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+def test_the_hint_never_lets_another_player_move(player, other_player, drawn):
+    game, first = drawn.game, drawn
     with pytest.raises(NotYours):
         game_move_make(game_id=game.pk, player=other_player, move=str(first.state.legal_moves()[0]), seen=1)
     assert Move.objects.filter(game=game).count() == 1
@@ -250,11 +241,8 @@ def _play_elsewhere(game, count):
 
 
 @pytest.mark.django_db
-def test_a_game_moved_on_elsewhere_is_caught_up_from_the_remembered_position(player, django_capture_on_commit_callbacks):
-    challenge = make_challenge(preset="classic")
-    game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    with django_capture_on_commit_callbacks(execute=True):
-        game_move_make(game_id=game.pk, player=player, move="D", seen=0)
+def test_a_game_moved_on_elsewhere_is_caught_up_from_the_remembered_position(player, drawn):
+    game = drawn.game
     memory = dict(positions._positions)
     expected = _play_elsewhere(game, 3)
     positions._positions.clear()
