@@ -24,6 +24,12 @@ pytestmark = [
 WRITERS = 4
 
 
+def test_the_database_is_in_wal_mode_so_readers_go_on_while_one_writes():
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        assert cursor.fetchone()[0] == "wal"
+
+
 def test_transactions_that_read_then_write_at_once_all_succeed():
     player = make_player("counter", display_name="0")
     everyone_has_read = threading.Barrier(WRITERS, timeout=0.5)
