@@ -76,30 +76,12 @@ end
 return {count, ttl, 1}
 """
 
-#: One hit on several counters at once (a user's and an address's): KEYS the counters, ARGV a
-#: (limit, window in ms) pair per key.  Every counter counts the hit; returns the 1-based index
-#: of the first counter over its limit (0 if none) and the ms left in that counter's window.
+#: Hits on several counters at once, for one caller or many: KEYS every caller's counters one
+#: after the other (a user's and an address's, say); ARGV for each caller the number of its
+#: counters, then a (limit, window in ms) pair per counter.  Every counter counts the hit; for each
+#: caller, in order, the 1-based index of its first counter over its limit (0 if none) and the ms
+#: left in that counter's window.
 HITS = """
-local over, wait = 0, 0
-for i, key in ipairs(KEYS) do
-  local limit, window = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
-  local count = redis.call('INCR', key)
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then
-    redis.call('PEXPIRE', key, window)
-    ttl = window
-  end
-  if over == 0 and count > limit then
-    over, wait = i, ttl
-  end
-end
-return {over, wait}
-"""
-
-#: ``HITS`` for many callers in one call: KEYS every caller's counters one after the other; ARGV
-#: for each caller the number of its counters, then its (limit, window in ms) pairs.  Returns
-#: ``HITS``'s pair for each caller, in order.
-HITS_MANY = """
 local answers, k, a = {}, 1, 1
 while a <= #ARGV do
   local n = tonumber(ARGV[a])
@@ -340,7 +322,7 @@ def hits(names: list[str], rates: list[Rate]) -> Verdict:
         import redis
 
         try:
-            over, wait = client.eval(HITS, len(names), *names, *_limits(rates))
+            over, wait = client.eval(HITS, len(names), *names, len(names), *_limits(rates))
         except redis.RedisError as error:
             _warn(error)
         else:
@@ -391,8 +373,8 @@ class _FrameCounter:
     Every frame a client sends is counted before it is delivered.  One call per frame would put a
     round trip to Redis, and a connection, behind each of them: a burst of frames from hundreds of
     sockets would want hundreds of connections at once.  Here the frames that arrive while a call
-    is out wait for the next one and go together (``HITS_MANY``: each frame's counters exactly as
-    ``HITS`` counts them, in the order the frames came), so there is never more than one call out,
+    is out wait for the next one and go together in one ``HITS`` (each frame's counters as if it
+    were alone, in the order the frames came), so there is never more than one call out,
     and a frame on a quiet server still goes at once.
     """
 
@@ -419,7 +401,7 @@ class _FrameCounter:
                     args.append(len(names))
                     args += _limits(rates)
                 try:
-                    answers = await self.client.eval(HITS_MANY, len(keys), *keys, *args)
+                    answers = await self.client.eval(HITS, len(keys), *keys, *args)
                 except Exception as error:  # Redis away, or no connection free in time: as ``hits`` does
                     _warn(error)
                     answers = None
