@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
-from . import events, services
+from . import events, selectors, services
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> servi
         since = services.moves_missed_since(game_id, player, seen)
         if since is not None:
             # moved on elsewhere (a REST request, another process): the moves since, then the write
-            missed = [row[0] for row in await connections.fetch(services.MOVES_SINCE_SQL, [game_id, since])]
+            missed = [row[0] for row in await connections.fetch(selectors.MOVES_SINCE_SQL, [game_id, since])]
         plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed)
         if plan is None:
             return None

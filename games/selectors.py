@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
@@ -15,7 +16,7 @@ from games.engine import Move as EngineMove
 from games.engine import parse_move
 from piramide_site.errors import GameFinished, NotAllowed, NotFound, NotYours
 
-from .models import DailyChallenge, Game
+from .models import DailyChallenge, Game, Move
 
 
 def challenge_time_zone() -> zoneinfo.ZoneInfo:
@@ -69,6 +70,18 @@ def game_moves(game: Game) -> list[EngineMove]:
     return [parse_move(text) for text in game.moves.order_by("number").values_list("notation", flat=True)]
 
 
+#: The notation of a game's moves after a number, in order.  Raw SQL, so that the event loop's own
+#: connections (games/live_moves.py) send the same statement as ``game_moves_since``.
+MOVES_SINCE_SQL = f"SELECT notation FROM {Move._meta.db_table} WHERE game_id = %s AND number > %s ORDER BY number"
+
+
+def game_moves_since(game_id: int, number: int) -> list[str]:
+    """The notation of the moves stored after the ``number``-th, in order."""
+    with connection.cursor() as cursor:
+        cursor.execute(MOVES_SINCE_SQL, [game_id, number])
+        return [row[0] for row in cursor.fetchall()]
+
+
 def game_engine_state(game: Game, *, locked: bool = False) -> EngineGame:
     """The position rebuilt from the deal and the stored move log, remembered by version (games/positions.py).
 
@@ -104,7 +117,7 @@ def _caught_up(game: Game, known: tuple[Any, EngineGame] | None) -> EngineGame |
     added = game.move_count - moves
     if created != str(game.started_at) or added <= 0 or game.version - version != added:
         return None
-    newer = list(game.moves.filter(number__gt=moves).order_by("number").values_list("notation", flat=True))
+    newer = game_moves_since(game.pk, moves)
     if len(newer) != added:
         return None
     for text in newer:

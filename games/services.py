@@ -27,7 +27,7 @@ from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove
 
 from . import events, positions
 from .models import SEED_BOUND, DailyChallenge, Game, Move, seed_commitment
-from .selectors import game_engine_state, game_moves, local_today
+from .selectors import game_engine_state, game_moves, game_moves_since, local_today
 
 log = logging.getLogger(__name__)
 
@@ -472,10 +472,6 @@ def moves_missed_since(game_id: int, player: Any, seen: int) -> int | None:
     return known.moves
 
 
-#: The notation of a game's moves after a number, in order (``move_from_hint_plan``'s ``missed``).
-MOVES_SINCE_SQL = f"SELECT notation FROM {Move._meta.db_table} WHERE game_id = %s AND number > %s ORDER BY number"
-
-
 def move_from_hint_plan(
     game_id: int, player: Any, parsed: EngineMove, seen: int, missed: Sequence[str] = ()
 ) -> HintedMove | None:
@@ -483,8 +479,9 @@ def move_from_hint_plan(
 
     Taken only for a move that keeps the game going, by its owner, on an open day, sent from the
     version this process last saw committed — or, for a ranked game, from that version followed
-    by ``missed``, the moves stored since (``moves_missed_since``), read by the caller.  Anything
-    else returns None, and the caller takes the locked path, which answers with the exact error.
+    by ``missed``, the moves stored since (``moves_missed_since``), read by the caller
+    (``selectors.MOVES_SINCE_SQL``).  Anything else returns None, and the caller takes the locked
+    path, which answers with the exact error.
     """
     known = positions.hint("game", game_id)
     if known is None or known.moves + len(missed) != seen:
@@ -541,12 +538,8 @@ def move_from_hint_written(
 
 def _move_from_hint(game_id: int, player: Any, parsed: EngineMove, seen: int) -> Play | None:
     """The move written with one conditional UPDATE + INSERT on this thread's connection, or None."""
-    missed: list[str] = []
     since = moves_missed_since(game_id, player, seen)
-    if since is not None:
-        with connection.cursor() as cursor:
-            cursor.execute(MOVES_SINCE_SQL, [game_id, since])
-            missed = [row[0] for row in cursor.fetchall()]
+    missed = game_moves_since(game_id, since) if since is not None else []
     plan = move_from_hint_plan(game_id, player, parsed, seen, missed)
     if plan is None:
         return None
