@@ -71,6 +71,19 @@ def player_api(api: Any, player: Any) -> Any:
 
 
 @pytest.fixture
+def throttle_rates(settings: Any) -> Any:
+    """Sets some of the API's throttle rates (``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``) for one test."""
+
+    def set_rates(**rates: str) -> None:
+        settings.REST_FRAMEWORK = {
+            **settings.REST_FRAMEWORK,
+            "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+        }
+
+    return set_rates
+
+
+@pytest.fixture
 def today() -> Any:
     from games.selectors import local_today
 

@@ -130,15 +130,8 @@ def test_moves_are_limited_per_address_across_users(settings, two_games):
     assert play(bob, game_b, 1, "10.0.0.8") == [200]
 
 
-def _with_rates(settings, **rates: str) -> None:
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
-    }
-
-
-def test_the_user_rate_counts_every_api_request_of_a_signed_in_player(settings, two_games):
-    _with_rates(settings, user="3/min")
+def test_the_user_rate_counts_every_api_request_of_a_signed_in_player(throttle_rates, two_games):
+    throttle_rates(user="3/min")
     (alice, game), (bob, _) = two_games
     client = APIClient(REMOTE_ADDR="10.0.0.3")
     client.force_login(alice)
@@ -150,8 +143,8 @@ def test_the_user_rate_counts_every_api_request_of_a_signed_in_player(settings, 
     assert other.get("/api/challenges/today/").status_code == 200, "a user's rate is the user's own"
 
 
-def test_the_anonymous_rate_counts_per_address(settings):
-    _with_rates(settings, anon="2/min")
+def test_the_anonymous_rate_counts_per_address(throttle_rates):
+    throttle_rates(anon="2/min")
     first, second = APIClient(REMOTE_ADDR="10.0.0.4"), APIClient(REMOTE_ADDR="10.0.0.5")
     assert [first.get("/api/challenges/today/").status_code for _ in range(3)] == [200, 200, 429]
     refused = first.get("/api/challenges/today/")

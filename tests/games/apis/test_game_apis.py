@@ -146,14 +146,11 @@ def test_practice_games_have_hints_and_undo(player_api, today):
     assert expected is not None
 
 
-def test_moves_are_throttled_with_429(player_api, challenge, settings):
+def test_moves_are_throttled_with_429(player_api, challenge, settings, throttle_rates):
     from piramide_site import limits
 
     settings.LIMITS_KEY_PREFIX = f"{settings.LIMITS_KEY_PREFIX}:{challenge.pk}:moves-429"
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "moves": "2/min"},
-    }
+    throttle_rates(moves="2/min")
     limits.memory.clear()
     game = start(player_api, challenge).json()
     url = f"/api/games/{game['id']}/moves/"
