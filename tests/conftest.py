@@ -36,6 +36,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.servers)
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remove what the SQLite test database leaves beside it: Django deletes the database file,
+    but the socket threads' connections still hold its WAL files then (piramide_site/settings/test.py)."""
+    from django.conf import settings
+
+    if not settings.configured or settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+        return
+    name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if name:
+        for leftover in (f"{name}-wal", f"{name}-shm"):
+            Path(leftover).unlink(missing_ok=True)
+
+
 def missing(reason: str) -> None:
     """Skip (or, in CI, fail) a test whose server is not there."""
     if IN_CI:

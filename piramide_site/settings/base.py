@@ -85,14 +85,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # connection.  SQLite has one writer at a time: a transaction that starts by reading and then
     # writes (deferred, SQLite's default) can find another writer ahead of it and fail at once with
     # "database is locked".  IMMEDIATE takes the write lock at BEGIN, so writers queue for up to
-    # ``timeout`` seconds instead; WAL lets readers go on while one writes.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {
-            "transaction_mode": "IMMEDIATE",
-            "timeout": env.float("DJANGO_SQLITE_TIMEOUT", default=20.0),
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        }
-    )
+    # ``timeout`` seconds instead; WAL lets readers go on while one writes.  Options given in
+    # DATABASE_URL's query win.
+    sqlite_options = DATABASES["default"].setdefault("OPTIONS", {})
+    sqlite_options.setdefault("transaction_mode", "IMMEDIATE")
+    sqlite_options.setdefault("timeout", env.float("DJANGO_SQLITE_TIMEOUT", default=20.0))
+    sqlite_options.setdefault("init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
 #: Connections each process keeps open in its pool, and at most holds (0: no pool).  Under ASGI
 #: Django serves every HTTP request on a thread of its own, each with its own connection: without
 #: a pool, requests in flight are connections, and a burst exhausts Postgres' max_connections
