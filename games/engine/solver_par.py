@@ -12,7 +12,7 @@ still scores, and the game ends exactly where the engine ends it (cleared, froze
 
 from __future__ import annotations
 
-from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove, Table
+from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
 from .solver_parbound import Perfect, RelaxedMax, StackMax
 from .solver_relax import BITS
 from .solver_search import Budget, OutOfBudget, deep_recursion
@@ -48,6 +48,9 @@ class ParSearch:
         self.stack = StackMax(table, self.relaxed)
         #: where a line must bring every unit still out: can it? (not under the house rules or draw-only-when-stuck)
         self.perfect = None if table.house or self.stuck else Perfect(table, self.relaxed, self.stack, budget.spend)
+        self.winnable = winnable
+        #: on a deal that can be won, the same question for lines that leave the apex alone (built when first asked)
+        self.apex: Perfect | None = None
         #: the values a pyramid still holds, by pyramid
         self.pyramid_values: dict[int, frozenset[int]] = {}
         self.best = -(10**9)
@@ -82,9 +85,15 @@ class ParSearch:
             self.enough = target
             try:
                 self._search(start, score)
-            except (_Capped, _Found):
+            except _Capped:
                 pass
-            self.cap = None
+            except _Found:
+                return
+            else:
+                # the capped search ended within its steps: it searched everything, its best is the par
+                return
+            finally:
+                self.cap = None
             known, known_line = self.best, self.best_line
             while target > known:
                 self.visited = {}
@@ -106,6 +115,12 @@ class ParSearch:
                     return
                 target -= 10
             self.best, self.best_line = known, known_line
+
+    def _apex(self) -> Perfect:
+        if self.apex is None:
+            relaxed = RelaxedMax(self.table, self.relaxed.outside_pairs, self.budget.check_time, clears=False)
+            self.apex = Perfect(self.table, relaxed, StackMax(self.table, relaxed), self.budget.spend)
+        return self.apex
 
     def start_units(self, position: Position) -> int:
         """At most how many units any line from ``position`` still brings (the bound ``pruned`` uses)."""
@@ -168,10 +183,16 @@ class ParSearch:
         """
         need = (self.best - score) // 10  # a line must bring more than this many units
         perfect = self.perfect
-        if general - need <= 2 and perfect is not None and general == perfect.units(position):
-            # only a line that clears the pyramid (or, if it cannot be won, leaves the apex alone) and
-            # loses at most one unit more beats the best
-            return not perfect.possible(position, general - need - 1)
+        if perfect is not None and general - need <= 3:
+            # a line beating the best loses at most ``loss`` of the units still out
+            loss = perfect.units(position) - need - 1
+            if loss <= 1:
+                # so it clears the pyramid (or, if it cannot be won, leaves the apex alone)
+                return not perfect.possible(position, loss)
+            if loss <= 3 and self.winnable:
+                # so it clears the pyramid, or leaves the apex alone (its card and row: two units)
+                # and loses at most one unit more
+                return not perfect.possible(position, loss) and not self._apex().possible(position, loss - 2)
         if position[4] < self.table.recycles and general - 1 > need:
             return False
         if not self.stack_waste:
@@ -192,7 +213,7 @@ class ParSearch:
                 kings += 1
             elif v:
                 bag += 1 << BITS * v
-        return kings + self.stack.value(removed, waste, bag) <= need
+        return kings + self.stack.value(removed, waste, bag, need + 1 - kings) <= need
 
     # ------------------------------------------------------------------ search
 
@@ -248,12 +269,18 @@ class ParSearch:
             else:
                 removals = table.outside_removals(position)
             first = False
-            removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
+            king = self.outside_king(removals)
+            if king is not None:
+                # a king at the stock or waste top goes at once: that covers every line from this
+                # stop, the later stops of the stretch included (docs/solver.md)
+                removals = [king]
+            else:
+                removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals + table.other_moves(position) if house else removals:
                 self.path.append(move)
                 self._search(table.apply(position, move), score + table.gain(position, move))
                 self.path.pop()
-            if house:
+            if house or king is not None:
                 break
             if position[1]:
                 if stuck and removals:
@@ -277,6 +304,16 @@ class ParSearch:
             steps += 1
         if steps:
             del self.path[-steps:]
+
+    def outside_king(self, removals: list[SolverMove]) -> SolverMove | None:
+        """The removal of a king at the stock or waste top, except under the house rules and
+        draw-only-when-stuck."""
+        if self.table.house or self.stuck:
+            return None
+        for move in removals:
+            if move[2] == NO_CARD and move[1] < 0:
+                return move
+        return None
 
     def _reached(self, score: int) -> None:
         if score > self.best:

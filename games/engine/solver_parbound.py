@@ -193,19 +193,24 @@ class StackMax:
         self.relaxed = relaxed
         self.effort = effort
         self.steps = 0
-        self.memo: dict[tuple[int, tuple[int, ...], int], int] = {}
+        #: (answer, reached): a line of the relaxed game reaches it, or it bounds the value from above
+        self.memo: dict[tuple[int, tuple[int, ...], int], tuple[int, bool]] = {}
         self.pairs = table.stock_waste_pairs
 
-    def value(self, removed: int, waste: tuple[int, ...], bag: int) -> int:
+    def value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
         """``waste`` without kings' bearing on ``bag``: the waste as it lies, ``bag`` the stock's
-        non-king values."""
+        non-king values.  Only whether the value reaches ``goal`` matters: an answer of ``goal`` or
+        more is reached by some relaxed line (the value may be higher), an answer below it is an
+        upper bound (the value may be lower)."""
         self.steps = 0
         try:
-            return self._value(removed, waste, bag)
+            return self._value(removed, waste, bag, goal)
         except _GaveUp:
             return self._ceiling(removed, waste, bag)
 
-    def _ceiling(self, removed: int, waste: tuple[int, ...], bag: int) -> int:
+    def _ceiling(self, removed: int, waste: tuple[int, ...], bag: int, goal: int | None = None) -> int:
+        """The bag relaxation of the same cards, which bounds the value; past a ``goal`` the quick
+        ceiling is enough when it already falls short of it."""
         king = self.table.king
         kings = 0
         for v in waste:
@@ -213,17 +218,23 @@ class StackMax:
                 kings += 1
             else:
                 bag += 1 << BITS * v
+        if goal is not None:
+            quick = kings + self.relaxed.ceiling(removed, bag)
+            if quick < goal:
+                return quick
         return kings + self.relaxed.value(removed, bag)
 
-    def _value(self, removed: int, waste: tuple[int, ...], bag: int) -> int:
+    def _value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
         key = (removed, waste, bag)
         known = self.memo.get(key)
-        if known is None:
-            known = self._search(removed, waste, bag)
-            self.memo[key] = known
-        return known
+        if known is not None and (known[0] >= goal if known[1] else known[0] < goal):
+            return known[0]
+        found = self._search(removed, waste, bag, goal)
+        # (answer, reached): reached by a line if it met its goal, else an upper bound
+        self.memo[key] = (found, found >= goal)
+        return found
 
-    def _search(self, removed: int, waste: tuple[int, ...], bag: int) -> int:
+    def _search(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
         self.steps += 1
         if self.steps > self.effort:
             raise _GaveUp
@@ -232,7 +243,7 @@ class StackMax:
         king, pair_sum, values = table.king, table.pair_sum, table.values
         top = waste[-1] if waste else 0
         if top == king:
-            return 1 + self._value(removed, waste[:-1], bag)
+            return 1 + self._value(removed, waste[:-1], bag, goal - 1)
         free = table.free(removed)
         full = table.full if not relaxed.clears else -1
         for i in free:
@@ -240,10 +251,13 @@ class StackMax:
                 after = removed | 1 << i
                 if after == full:
                     continue
-                return relaxed._gain(removed, after, 1) + self._value(after, waste, bag)
-        ceiling = self._ceiling(removed, waste, bag)
+                gain = relaxed._gain(removed, after, 1)
+                return gain + self._value(after, waste, bag, goal - gain)
+        ceiling = self._ceiling(removed, waste, bag, goal)
+        if ceiling < goal:
+            return ceiling
         best = relaxed.value(removed, bag) if not waste else self._without_waste(removed, bag)
-        if best >= ceiling:
+        if best >= goal:
             return best
         options: list[tuple[int, int, tuple[int, ...], int]] = []
         if top:
@@ -265,10 +279,10 @@ class StackMax:
                 continue
             if gain < 0:
                 gain = relaxed._gain(removed, after, 2)
-            found = gain + self._value(after, after_waste, after_bag)
+            found = gain + self._value(after, after_waste, after_bag, goal - gain)
             if found > best:
                 best = found
-                if best >= ceiling:
+                if best >= goal:
                     return best
         return best
 
@@ -307,7 +321,8 @@ class Perfect:
         self.relaxed = relaxed
         self.stack = stack
         self.spend = spend
-        self.failed: dict[tuple[int, tuple[int, ...], int, int], int] = {}
+        #: (pyramid, outside sequence) -> (recycles used, loss allowed) -> the lowest pointer that failed
+        self.failed: dict[tuple[int, tuple[int, ...]], dict[tuple[int, int], int]] = {}
         self.drawn_model = int(table.drawn_model)
         self.clears = relaxed.clears
         #: the pyramid a line ends with at best: empty, or the apex alone
@@ -333,54 +348,87 @@ class Perfect:
     def possible(self, position: Position, loss: int) -> bool:
         return self._search(position, loss)
 
-    def _key(self, position: Position, loss: int) -> tuple[tuple[int, tuple[int, ...], int, int], int]:
-        removed, stock, waste, drawn, recycles = position[:5]
-        if drawn:
-            return (removed, waste + (drawn,) + stock, recycles, loss), len(waste) + 1 << 1
-        return (removed, waste + stock, recycles, loss), (len(waste) << 1) + self.drawn_model
+    def _covered(self, removed: int, sequence: tuple[int, ...], recycles: int, loss: int, pointer: int) -> bool:
+        """Failed already from a stop that can do all this one can.  ``sequence`` is the outside cards
+        in order (``waste + (drawn,) + stock``), ``pointer`` how many lie before the stock, doubled
+        (plus one for a card on the waste top where a drawn card ranks before it).
 
-    def _covered(self, position: Position, loss: int) -> bool:
-        """Failed already: from this stop or an earlier one of the pass, with this loss or a larger one."""
-        failed = self.failed
-        for more in range(loss, 2):
-            key, code = self._key(position, more)
-            known = failed.get(key)
-            if known is not None and known <= code:
+        A failure with ``r`` recycles used, a loss of ``l`` allowed and pointer ``p`` covers a stop
+        with at least as many recycles used and no larger loss allowed at pointer ``p`` or later (it
+        draws there, with as many recycles left and as large a loss); and, having used fewer recycles,
+        one at any pointer whose loss is smaller by at least the difference (it draws out and
+        recycles there, each recycle costing one unit of its loss).
+        """
+        entries = self.failed.get((removed, sequence))
+        if entries is None:
+            return False
+        for (used, allowed), known in entries.items():
+            if allowed < loss or used > recycles:
+                continue
+            if known <= pointer or used < recycles and allowed - (recycles - used) >= loss:
                 return True
         return False
 
+    def _pointer(self, position: Position) -> int:
+        waste, drawn = position[2], position[3]
+        if drawn:
+            return len(waste) + 1 << 1
+        return (len(waste) << 1) + self.drawn_model
+
     def _search(self, position: Position, loss: int) -> bool:
-        if self._covered(position, loss):
+        removed, stock, waste, drawn, recycles = position[:5]
+        # draws and recycles keep the outside cards' order: one sequence for the whole stretch
+        sequence = waste + (drawn,) + stock if drawn else waste + stock
+        pointer = self._pointer(position)
+        if self._covered(removed, sequence, recycles, loss, pointer):
             return False
-        if self._walk(position, loss):
+        if self._walk(position, loss, sequence):
             return True
-        key, code = self._key(position, loss)
-        known = self.failed.get(key)
-        if known is None or code < known:
-            self.failed[key] = code
+        entries = self.failed.setdefault((removed, sequence), {})
+        known = entries.get((recycles, loss))
+        if known is None or pointer < known:
+            entries[(recycles, loss)] = pointer
         return False
 
-    def _walk(self, position: Position, loss: int) -> bool:
+    def _walk(self, position: Position, loss: int, sequence: tuple[int, ...]) -> bool:
         table = self.table
         full = table.full
+        removed = position[0]
+        # every stop of the stretch has the same pyramid and the same outside cards (``sequence``)
+        if removed == self.goal and len(sequence) <= loss:
+            # the apex alone is left (the pyramid cannot be cleared), and few enough outside cards
+            return True
+        if table.frozen(position):
+            return False
+        units = self.units(position)
+        king = table.king
+        kings = 0
+        bag = 0
+        for v in sequence:
+            if v == king:
+                kings += 1
+            else:
+                bag += 1 << BITS * v
+        relaxed = self.relaxed
+        if kings + relaxed.ceiling(removed, bag) < units - loss:
+            return False
+        general = kings + relaxed.value(removed, bag)
         first = True
         while True:
             self.spend()
-            if position[0] == self.goal and len(position[1]) + len(position[2]) + (1 if position[3] else 0) <= loss:
-                # the apex alone is left (the pyramid cannot be cleared), and few enough outside cards
-                return True
-            if table.frozen(position) or self._hopeless(position, loss):
+            least = units - loss
+            if general < least or self._stack_hopeless(position, loss, general, least):
                 # a later stop of the pass has the same pyramid and its outside cards buried deeper
                 return False
-            removals = table.removals(position)
+            # a removal of pyramid cards alone was tried at the first stop: its child there covers a
+            # later stop's; and a forced one would have been forced there already
+            removals = table.removals(position) if first else table.outside_removals(position)
             forced = self._forced(position, removals)
             for move in removals if forced is None else [forced]:
-                if not first and move[1] >= 0 and move[2] >= 0:
-                    # a pyramid-only removal: its child from the first stop covers this one
-                    continue
                 after = table.apply(position, move)
                 if after[0] == full:
-                    if len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= loss:
+                    # a line that keeps the apex never gets here
+                    if self.clears and len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= loss:
                         return True
                     continue
                 if self._search(after, loss):
@@ -396,7 +444,7 @@ class Perfect:
                 loss -= 1
             else:
                 return False
-            if self._covered(position, loss):
+            if self._covered(removed, sequence, position[4], loss, self._pointer(position)):
                 return False
 
     def _forced(self, position: Position, removals: list[SolverMove]) -> SolverMove | None:
@@ -434,11 +482,28 @@ class Perfect:
                     return move
         return None
 
-    def _hopeless(self, position: Position, loss: int) -> bool:
+    def _stack_hopeless(self, position: Position, loss: int, general: int, least: int) -> bool:
+        """With no recycle that a line could still pay for, the waste is a stack for good: can such a
+        line still bring ``least`` units?  (``general``: the bound over every outside card.)"""
         table = self.table
         removed, stock, waste, drawn, recycles = position[:5]
-        least = self.units(position) - loss
+        if not waste or (loss and recycles < table.recycles and general - 1 >= least):
+            # a line with a recycle may still make it
+            return False
         king, pair_sum = table.king, table.pair_sum
+        # the values a waste card could still pair with, one bit each
+        partners = table.present_values(removed)
+        if table.stock_waste_pairs:
+            for v in stock:
+                partners |= 1 << v
+            partners |= 1 << drawn
+        for depth in range(len(waste) - 1, -1, -1):
+            v = waste[depth]
+            if v != king and not partners >> pair_sum - v & 1:
+                # it never leaves, nor does any card under it
+                if depth + 1 > loss:
+                    return True
+                break
         kings = 0
         bag = 0
         for v in stock + (drawn,):
@@ -446,33 +511,4 @@ class Perfect:
                 kings += 1
             elif v:
                 bag += 1 << BITS * v
-        waste_kings = 0
-        waste_bag = 0
-        for v in waste:
-            if v == king:
-                waste_kings += 1
-            else:
-                waste_bag += 1 << BITS * v
-        relaxed = self.relaxed
-        if kings + waste_kings + relaxed.ceiling(removed, bag + waste_bag) < least:
-            return True
-        general = kings + waste_kings + relaxed.value(removed, bag + waste_bag)
-        if general < least:
-            return True
-        if not waste or (loss and recycles < table.recycles and general - 1 >= least):
-            # a line with a recycle may still make it
-            return False
-        # only lines with no recycle: the waste is a stack for good
-        present = table.full & ~removed
-        partners = {v for v, mask in table.by_value.items() if mask & present}
-        if table.stock_waste_pairs:
-            partners.update(stock)
-            partners.add(drawn)
-        for depth in range(len(waste) - 1, -1, -1):
-            v = waste[depth]
-            if v != king and pair_sum - v not in partners:
-                # it never leaves, nor does any card under it
-                if depth + 1 > loss:
-                    return True
-                break
-        return kings + self.stack.value(removed, waste, bag) < least
+        return kings + self.stack.value(removed, waste, bag, least - kings) < least

@@ -95,20 +95,21 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
         game = random_midgame(deal, rng, 10) if rng.random() < 0.5 else Game.start(deal)
         if game.outcome is not Outcome.IN_PROGRESS:
             continue
-        # a position that cannot be won asks for lines that leave the apex alone
-        clears = explore(game).winnable
-        goal = game.geometry.full_mask if clears else game.geometry.full_mask & ~1
-        best = best_with(game, goal)
-        perfect = perfect_for(game, clears)
         position = position_of(game)
-        units = perfect.units(position)
-        for loss in (0, 1):
-            truth = best is not None and (best - game.score) // 10 >= units - loss
-            answer = perfect.possible(position, loss)
-            assert answer == truth, f"{deal} after {game.moves}, loss {loss}, clears {clears}"
-            answers.add((clears, answer))
-    assert {answer for clears, answer in answers if clears} == {True, False}, "winnable deals should give both answers"
-    assert any(not clears for clears, _ in answers), "the variant should have deals that cannot be won"
+        # lines that clear the pyramid, where it can be; lines that leave the apex alone, always (the
+        # par search asks about those on a deal that can be won, too)
+        for clears in (True, False) if explore(game).winnable else (False,):
+            goal = game.geometry.full_mask if clears else game.geometry.full_mask & ~1
+            best = best_with(game, goal)
+            perfect = perfect_for(game, clears)
+            units = perfect.units(position)
+            for loss in (0, 1, 2, 3):
+                truth = best is not None and (best - game.score) // 10 >= units - loss
+                answer = perfect.possible(position, loss)
+                assert answer == truth, f"{deal} after {game.moves}, loss {loss}, clears {clears}"
+                answers.add((clears, loss, answer))
+    for clears in (True, False):
+        assert {answer for c, _, answer in answers if c == clears} == {True, False}, f"clears {clears}: both answers"
 
 
 @pytest.mark.parametrize("name", VARIANTS | PAR_ONLY_VARIANTS)
