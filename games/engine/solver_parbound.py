@@ -256,7 +256,14 @@ class StackMax:
         ceiling = self._ceiling(removed, waste, bag, goal)
         if ceiling < goal:
             return ceiling
-        best = relaxed.value(removed, bag) if not waste else self._without_waste(removed, bag)
+        if not waste:
+            # the stack game with an empty waste is the bag relaxation itself
+            return relaxed.value(removed, bag)
+        # a first figure some line reaches: the bag relaxation on the stock alone if it is known, else
+        # the stock's pairs among themselves (the search below plays the rest out)
+        best = relaxed.memo.get((removed, bag), -1)
+        if best < 0:
+            best = relaxed.leftover(bag)
         if best >= goal:
             return best
         options: list[tuple[int, int, tuple[int, ...], int]] = []
@@ -285,11 +292,6 @@ class StackMax:
                 if best >= goal:
                     return best
         return best
-
-    def _without_waste(self, removed: int, bag: int) -> int:
-        """What is left if the waste is never touched again: the bag relaxation on the stock alone."""
-        return self.relaxed.value(removed, bag)
-
 
 
 class Perfect:
