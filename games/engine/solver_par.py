@@ -188,11 +188,20 @@ class ParSearch:
             loss = perfect.units(position) - need - 1
             if loss <= 1:
                 # so it clears the pyramid (or, if it cannot be won, leaves the apex alone)
-                return not perfect.possible(position, loss)
-            if loss <= 3 and self.winnable:
+                asked = [(perfect, loss)]
+            elif loss <= 3 and self.winnable:
                 # so it clears the pyramid, or leaves the apex alone (its card and row: two units)
                 # and loses at most one unit more
-                return not perfect.possible(position, loss) and not self._apex().possible(position, loss - 2)
+                asked = [(perfect, loss), (self._apex(), loss - 2)]
+            else:
+                asked = []
+            if asked:
+                for search, allowed in asked:
+                    if search.possible(position, allowed):
+                        # the line it found beats the best: take it at once
+                        self._take(position, score, search.line)
+                        return False
+                return True
         if position[4] < self.table.recycles and general - 1 > need:
             return False
         if not self.stack_waste:
@@ -314,6 +323,18 @@ class ParSearch:
             if move[2] == NO_CARD and move[1] < 0:
                 return move
         return None
+
+    def _take(self, position: Position, score: int, line: list[SolverMove]) -> None:
+        """A line from ``position`` (reached by ``path`` with ``score``) found by an exact search."""
+        table = self.table
+        for move in line:
+            score += table.gain(position, move)
+            position = table.apply(position, move)
+        if score > self.best:
+            self.best = score
+            self.best_line = self.path + line
+            if score >= self.enough:
+                raise _Found
 
     def _reached(self, score: int) -> None:
         if score > self.best:

@@ -13,6 +13,10 @@ from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverM
 from .solver_relax import BITS, NIBBLE, _GaveUp
 
 
+DRAW: SolverMove = (DRAW_KIND, 0, 0)
+RECYCLE: SolverMove = (RECYCLE_KIND, 0, 0)
+
+
 class RelaxedMax:
     """The bag relaxation as a maximisation: how many points could still come, at most?
 
@@ -325,6 +329,8 @@ class Perfect:
         self.spend = spend
         #: (pyramid, outside sequence) -> (recycles used, loss allowed) -> the lowest pointer that failed
         self.failed: dict[tuple[int, tuple[int, ...]], dict[tuple[int, int], int]] = {}
+        #: the line the last ``possible`` found, once it answers yes (built backwards on the way up)
+        self.line: list[SolverMove] = []
         self.drawn_model = int(table.drawn_model)
         self.clears = relaxed.clears
         #: the pyramid a line ends with at best: empty, or the apex alone
@@ -348,7 +354,12 @@ class Perfect:
         return pyramid + len(stock) + len(waste) + (1 if drawn else 0)
 
     def possible(self, position: Position, loss: int) -> bool:
-        return self._search(position, loss)
+        """Whether such a line exists; when it does, ``line`` is one (its moves from ``position``)."""
+        self.line = []
+        if self._search(position, loss):
+            self.line.reverse()
+            return True
+        return False
 
     def _covered(self, removed: int, sequence: tuple[int, ...], recycles: int, loss: int, pointer: int) -> bool:
         """Failed already from a stop that can do all this one can.  ``sequence`` is the outside cards
@@ -416,12 +427,23 @@ class Perfect:
             return False
         general = kings + relaxed.value(removed, bag)
         first = True
+        # the stock's kings and bag, once the stack bound is asked for (kept up to date along the stretch)
+        stock: tuple[int, int] | None = None
+        recycles = table.recycles
+        # the draws and recycles made along the stretch so far
+        steps: list[SolverMove] = []
         while True:
             self.spend()
             least = units - loss
-            if general < least or self._stack_hopeless(position, loss, general, least):
-                # a later stop of the pass has the same pyramid and its outside cards buried deeper
+            if general < least:
                 return False
+            if position[2] and not (loss and position[4] < recycles and general - 1 >= least):
+                # no recycle a line could still pay for: the waste is a stack for good
+                if stock is None:
+                    stock = self._stock_bag(position)
+                if self._stack_hopeless(position, loss, general, least, stock):
+                    # a later stop of the pass has the same pyramid and its outside cards buried deeper
+                    return False
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
             # later stop's; and a forced one would have been forced there already
             removals = table.removals(position) if first else table.outside_removals(position)
@@ -431,19 +453,33 @@ class Perfect:
                 if after[0] == full:
                     # a line that keeps the apex never gets here
                     if self.clears and len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= loss:
+                        self.line.append(move)
+                        self.line.extend(reversed(steps))
                         return True
                     continue
                 if self._search(after, loss):
+                    self.line.append(move)
+                    self.line.extend(reversed(steps))
                     return True
             if forced is not None:
                 # every such line from here, later stops included, may make it first
                 return False
             first = False
             if position[1]:
-                position = table.apply(position, (DRAW_KIND, 0, 0))
-            elif loss and position[4] < table.recycles and (position[2] or position[3]):
-                position = table.apply(position, (RECYCLE_KIND, 0, 0))
+                steps.append(DRAW)
+                if stock is not None:
+                    if self.drawn_model:
+                        stock = None
+                    else:
+                        # the stock's top card goes onto the waste
+                        v = position[1][0]
+                        stock = (stock[0] - 1, stock[1]) if v == king else (stock[0], stock[1] - (1 << BITS * v))
+                position = table.apply(position, DRAW)
+            elif loss and position[4] < recycles and (position[2] or position[3]):
+                position = table.apply(position, RECYCLE)
+                steps.append(RECYCLE)
                 loss -= 1
+                stock = None
             else:
                 return False
             if self._covered(removed, sequence, position[4], loss, self._pointer(position)):
@@ -484,33 +520,37 @@ class Perfect:
                     return move
         return None
 
-    def _stack_hopeless(self, position: Position, loss: int, general: int, least: int) -> bool:
+    def _stack_hopeless(self, position: Position, loss: int, general: int, least: int, stock: tuple[int, int]) -> bool:
         """With no recycle that a line could still pay for, the waste is a stack for good: can such a
-        line still bring ``least`` units?  (``general``: the bound over every outside card.)"""
+        line still bring ``least`` units?  (``general``: the bound over every outside card; ``stock``:
+        the kings and the bag of the other values among the stock and drawn cards.)"""
         table = self.table
-        removed, stock, waste, drawn, recycles = position[:5]
-        if not waste or (loss and recycles < table.recycles and general - 1 >= least):
-            # a line with a recycle may still make it
-            return False
+        removed, _, waste, drawn, recycles = position[:5]
         king, pair_sum = table.king, table.pair_sum
-        # the values a waste card could still pair with, one bit each
-        partners = table.present_values(removed)
-        if table.stock_waste_pairs:
-            for v in stock:
-                partners |= 1 << v
-            partners |= 1 << drawn
+        kings, bag = stock
+        # the values a waste card could still pair with: in the pyramid, or in the stock where they pair
+        pyramid = table.present_values(removed)
+        pairs = table.stock_waste_pairs
         for depth in range(len(waste) - 1, -1, -1):
             v = waste[depth]
-            if v != king and not partners >> pair_sum - v & 1:
+            if v == king:
+                continue
+            w = pair_sum - v
+            if not (pyramid >> w & 1 or pairs and (bag >> BITS * w & NIBBLE or w == drawn)):
                 # it never leaves, nor does any card under it
                 if depth + 1 > loss:
                     return True
                 break
+        return kings + self.stack.value(removed, waste, bag, least - kings) < least
+
+    def _stock_bag(self, position: Position) -> tuple[int, int]:
+        """The kings, and the bag of the other values, among the stock and drawn cards."""
+        king = self.table.king
         kings = 0
         bag = 0
-        for v in stock + (drawn,):
+        for v in position[1] + (position[3],):
             if v == king:
                 kings += 1
             elif v:
                 bag += 1 << BITS * v
-        return kings + self.stack.value(removed, waste, bag, least - kings) < least
+        return kings, bag

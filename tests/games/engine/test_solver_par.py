@@ -107,6 +107,10 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
                 truth = best is not None and (best - game.score) // 10 >= units - loss
                 answer = perfect.possible(position, loss)
                 assert answer == truth, f"{deal} after {game.moves}, loss {loss}, clears {clears}"
+                if answer:
+                    # the line it found gets there, in the engine
+                    end = Game.replay(deal, game.moves + table_for(game).to_moves(position, perfect.line))
+                    assert end.removed == goal and (end.score - game.score) // 10 >= units - loss
                 answers.add((clears, loss, answer))
     for clears in (True, False):
         assert {answer for c, _, answer in answers if c == clears} == {True, False}, f"clears {clears}: both answers"
