@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
 from .solver_parbound import Perfect, RelaxedMax, StackMax
-from .solver_relax import BITS
+from .solver_relax import kings_and_bag
 from .solver_search import Budget, OutOfBudget, deep_recursion
 
 
@@ -138,14 +138,7 @@ class ParSearch:
         """At most how many units (cards and rows, ten points each) can still come, with ``outside``
         the values of the outside cards still usable.  Past ``threshold`` the exact figure does not
         matter: the quick ceiling is returned when it is no more than ``threshold``."""
-        king = self.table.king
-        kings = 0
-        bag = 0
-        for v in outside:
-            if v == king:
-                kings += 1
-            elif v:
-                bag += 1 << BITS * v
+        kings, bag = kings_and_bag(outside, self.table.king)
         relaxed = self.relaxed
         quick = kings + relaxed.ceiling(removed, bag)
         if quick <= threshold:
@@ -214,14 +207,7 @@ class ParSearch:
         removed, stock, waste, drawn, _, _ = position
         if not waste:
             return False
-        king = self.table.king
-        kings = 0
-        bag = 0
-        for v in stock + (drawn,):
-            if v == king:
-                kings += 1
-            elif v:
-                bag += 1 << BITS * v
+        kings, bag = kings_and_bag(stock + (drawn,), self.table.king)
         return kings + self.stack.value(removed, waste, bag, need + 1 - kings) <= need
 
     # ------------------------------------------------------------------ search

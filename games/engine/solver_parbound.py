@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
-from .solver_relax import BITS, NIBBLE, _GaveUp
+from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
 
 
 DRAW: SolverMove = (DRAW_KIND, 0, 0)
@@ -215,13 +215,7 @@ class StackMax:
     def _ceiling(self, removed: int, waste: tuple[int, ...], bag: int, goal: int | None = None) -> int:
         """The bag relaxation of the same cards, which bounds the value; past a ``goal`` the quick
         ceiling is enough when it already falls short of it."""
-        king = self.table.king
-        kings = 0
-        for v in waste:
-            if v == king:
-                kings += 1
-            else:
-                bag += 1 << BITS * v
+        kings, bag = kings_and_bag(waste, self.table.king, bag)
         if goal is not None:
             quick = kings + self.relaxed.ceiling(removed, bag)
             if quick < goal:
@@ -415,13 +409,7 @@ class Perfect:
             return False
         units = self.units(position)
         king = table.king
-        kings = 0
-        bag = 0
-        for v in sequence:
-            if v == king:
-                kings += 1
-            else:
-                bag += 1 << BITS * v
+        kings, bag = kings_and_bag(sequence, king)
         relaxed = self.relaxed
         if kings + relaxed.ceiling(removed, bag) < units - loss:
             return False
@@ -440,7 +428,7 @@ class Perfect:
             if position[2] and not (loss and position[4] < recycles and general - 1 >= least):
                 # no recycle a line could still pay for: the waste is a stack for good
                 if stock is None:
-                    stock = self._stock_bag(position)
+                    stock = kings_and_bag(position[1] + (position[3],), king)
                 if self._stack_hopeless(position, loss, general, least, stock):
                     # a later stop of the pass has the same pyramid and its outside cards buried deeper
                     return False
@@ -542,15 +530,3 @@ class Perfect:
                     return True
                 break
         return kings + self.stack.value(removed, waste, bag, least - kings) < least
-
-    def _stock_bag(self, position: Position) -> tuple[int, int]:
-        """The kings, and the bag of the other values, among the stock and drawn cards."""
-        king = self.table.king
-        kings = 0
-        bag = 0
-        for v in position[1] + (position[3],):
-            if v == king:
-                kings += 1
-            elif v:
-                bag += 1 << BITS * v
-        return kings, bag

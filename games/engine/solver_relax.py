@@ -28,6 +28,17 @@ def bag_of(values: tuple[int, ...] | list[int]) -> int:
     return bag
 
 
+def kings_and_bag(values: tuple[int, ...], king: int, bag: int = 0) -> tuple[int, int]:
+    """How many of ``values`` are kings, and ``bag`` with the others added (a 0, no card, is skipped)."""
+    kings = 0
+    for v in values:
+        if v == king:
+            kings += 1
+        elif v:
+            bag += 1 << BITS * v
+    return kings, bag
+
+
 class Relaxation:
     def __init__(self, table: Table, tick: Callable[[], None] | None = None) -> None:
         self.table = table
