@@ -295,10 +295,10 @@ class StackMax:
 class Perfect:
     """Can a line from a position lose at most ``loss`` units of those it could still bring?
 
-    The par search asks this where a line must bring all but one or two units of those still out.
-    Where the relaxation counts a cleared pyramid (``relaxed.clears``), such a line clears the
-    pyramid (one that does not keeps the apex and its row, two units); where the start cannot be
-    won, it ends with the apex alone in the pyramid (any other card left costs itself and its row).
+    The par search asks this where a line must bring all but a few units of those still out.
+    Where the relaxation counts a cleared pyramid (``relaxed.clears``), the line clears the
+    pyramid; otherwise (built for a start that cannot be won, or for lines that keep the apex) it
+    ends with the apex alone in the pyramid, and a move that empties the pyramid is no success.
     Besides, it may leave at most ``loss`` outside cards or make at most ``loss`` recycles between
     them.  An exact search of the real game (stretches as in the par search), with forced moves
     that never lose such a line and tests that end a branch (docs: par, "Lines that must clear"):
@@ -311,8 +311,9 @@ class Perfect:
       ``StackMax``) below the units needed ends the branch.
 
     Every move removes a card, moves the pointer on or spends a recycle, so there are no cycles and
-    failures are remembered for the whole par search by (pyramid, outside sequence, recycles used,
-    ``loss``), with the lowest pointer that failed: a later pointer of the same pass reaches less.
+    failures are remembered for the whole par search by (pyramid, outside sequence) and, under it,
+    (recycles used, ``loss``) with the lowest pointer that failed; ``_covered`` says which stops a
+    failure covers.
     Only outside the house rules and draw-only-when-stuck.
     """
 
@@ -429,7 +430,7 @@ class Perfect:
                 # no recycle a line could still pay for: the waste is a stack for good
                 if stock is None:
                     stock = kings_and_bag(position[1] + (position[3],), king)
-                if self._stack_hopeless(position, loss, general, least, stock):
+                if self._stack_hopeless(position, loss, least, stock):
                     # a later stop of the pass has the same pyramid and its outside cards buried deeper
                     return False
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
@@ -508,12 +509,12 @@ class Perfect:
                     return move
         return None
 
-    def _stack_hopeless(self, position: Position, loss: int, general: int, least: int, stock: tuple[int, int]) -> bool:
+    def _stack_hopeless(self, position: Position, loss: int, least: int, stock: tuple[int, int]) -> bool:
         """With no recycle that a line could still pay for, the waste is a stack for good: can such a
-        line still bring ``least`` units?  (``general``: the bound over every outside card; ``stock``:
-        the kings and the bag of the other values among the stock and drawn cards.)"""
+        line still bring ``least`` units?  (``stock``: the kings and the bag of the other values among
+        the stock and drawn cards.)"""
         table = self.table
-        removed, _, waste, drawn, recycles = position[:5]
+        removed, _, waste, drawn = position[:4]
         king, pair_sum = table.king, table.pair_sum
         kings, bag = stock
         # the values a waste card could still pair with: in the pyramid, or in the stock where they pair
