@@ -356,10 +356,12 @@ class Perfect:
             return True
         return False
 
-    def _covered(self, removed: int, sequence: tuple[int, ...], recycles: int, loss: int, pointer: int) -> bool:
-        """Failed already from a stop that can do all this one can.  ``sequence`` is the outside cards
-        in order (``waste + (drawn,) + stock``), ``pointer`` how many lie before the stock, doubled
-        (plus one for a card on the waste top where a drawn card ranks before it).
+    @staticmethod
+    def _covered(entries: dict[tuple[int, int], int] | None, recycles: int, loss: int, pointer: int) -> bool:
+        """Failed already from a stop that can do all this one can.  ``entries`` are the failures of
+        the stop's pyramid and outside cards in order (``waste + (drawn,) + stock``), ``pointer`` how
+        many of those lie before the stock, doubled (plus one for a card on the waste top where a
+        drawn card ranks before it).
 
         A failure with ``r`` recycles used, a loss of ``l`` allowed and pointer ``p`` covers a stop
         with at least as many recycles used and no larger loss allowed at pointer ``p`` or later (it
@@ -367,7 +369,6 @@ class Perfect:
         one at any pointer whose loss is smaller by at least the difference (it draws out and
         recycles there, each recycle costing one unit of its loss).
         """
-        entries = self.failed.get((removed, sequence))
         if entries is None:
             return False
         for (used, allowed), known in entries.items():
@@ -388,17 +389,22 @@ class Perfect:
         # draws and recycles keep the outside cards' order: one sequence for the whole stretch
         sequence = waste + (drawn,) + stock if drawn else waste + stock
         pointer = self._pointer(position)
-        if self._covered(removed, sequence, recycles, loss, pointer):
+        # no stop below this one has the same pyramid and outside cards: these stay as they are
+        entries = self.failed.get((removed, sequence))
+        if self._covered(entries, recycles, loss, pointer):
             return False
-        if self._walk(position, loss, sequence):
+        if self._walk(position, loss, sequence, entries):
             return True
-        entries = self.failed.setdefault((removed, sequence), {})
+        if entries is None:
+            entries = self.failed[(removed, sequence)] = {}
         known = entries.get((recycles, loss))
         if known is None or pointer < known:
             entries[(recycles, loss)] = pointer
         return False
 
-    def _walk(self, position: Position, loss: int, sequence: tuple[int, ...]) -> bool:
+    def _walk(
+        self, position: Position, loss: int, sequence: tuple[int, ...], entries: dict[tuple[int, int], int] | None
+    ) -> bool:
         table = self.table
         full = table.full
         removed = position[0]
@@ -471,7 +477,7 @@ class Perfect:
                 stock = None
             else:
                 return False
-            if self._covered(removed, sequence, position[4], loss, self._pointer(position)):
+            if self._covered(entries, position[4], loss, self._pointer(position)):
                 return False
 
     def _forced(self, position: Position, removals: list[SolverMove]) -> SolverMove | None:
