@@ -49,6 +49,8 @@ class ParSearch:
         #: where a line must bring every unit still out: can it? (not under the house rules or draw-only-when-stuck)
         self.perfect = None if table.house or self.stuck else Perfect(table, self.relaxed, self.stack, budget.spend)
         self.winnable = winnable
+        #: kings at the stock or waste top go at once (``outside_king``)
+        self.kings_first = not (table.house or self.stuck)
         #: on a deal that can be won, the same question for lines that leave the apex alone (built when first asked)
         self.apex: Perfect | None = None
         #: the values a pyramid still holds, by pyramid
@@ -179,16 +181,11 @@ class ParSearch:
         if perfect is not None and general - need <= 3:
             # a line beating the best loses at most ``loss`` of the units still out
             loss = perfect.units(position) - need - 1
-            if loss <= 1:
-                # so it clears the pyramid (or, if it cannot be won, leaves the apex alone)
-                asked = [(perfect, loss)]
-            elif loss <= 3 and self.winnable:
-                # so it clears the pyramid, or leaves the apex alone (its card and row: two units)
-                # and loses at most one unit more
-                asked = [(perfect, loss), (self._apex(), loss - 2)]
-            else:
-                asked = []
-            if asked:
+            if loss <= 1 or loss <= 3 and self.winnable:
+                # with one unit to lose, it clears the pyramid (or, if it cannot be won, leaves the
+                # apex alone); with two or three, it clears the pyramid, or leaves the apex alone (its
+                # card and row: two units) and loses at most one unit more
+                asked = [(perfect, loss)] if loss <= 1 else [(perfect, loss), (self._apex(), loss - 2)]
                 for search, allowed in asked:
                     if search.possible(position, allowed):
                         # the line it found beats the best: take it at once
@@ -303,7 +300,7 @@ class ParSearch:
     def outside_king(self, removals: list[SolverMove]) -> SolverMove | None:
         """The removal of a king at the stock or waste top, except under the house rules and
         draw-only-when-stuck."""
-        if self.table.house or self.stuck:
+        if not self.kings_first:
             return None
         for move in removals:
             if move[2] == NO_CARD and move[1] < 0:
@@ -316,15 +313,12 @@ class ParSearch:
         for move in line:
             score += table.gain(position, move)
             position = table.apply(position, move)
-        if score > self.best:
-            self.best = score
-            self.best_line = self.path + line
-            if score >= self.enough:
-                raise _Found
+        self._reached(score, line)
 
-    def _reached(self, score: int) -> None:
+    def _reached(self, score: int, tail: list[SolverMove] | None = None) -> None:
+        """A line reaching ``score``: ``path``, then ``tail`` if given."""
         if score > self.best:
             self.best = score
-            self.best_line = list(self.path)
+            self.best_line = self.path + tail if tail else list(self.path)
             if score >= self.enough:
                 raise _Found
