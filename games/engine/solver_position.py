@@ -77,7 +77,9 @@ class Table:
         for i, v in enumerate(pyramid_values):
             self.by_value[v] = self.by_value.get(v, 0) | 1 << i
         self._free: dict[int, tuple[int, ...]] = {}
+        self._free_bits: dict[int, int] = {}
         self._values: dict[int, int] = {}
+        self._others: dict[int, int] = {}
 
     def _cone(self, i: int) -> int:
         mask, frontier = 1 << i, self.cover[i]
@@ -99,6 +101,13 @@ class Table:
             self._free[removed] = cached
         return cached
 
+    def free_bits(self, removed: int) -> int:
+        """``free(removed)`` as a bit mask (cached)."""
+        cached = self._free_bits.get(removed)
+        if cached is None:
+            cached = self._free_bits[removed] = sum(1 << i for i in self.free(removed))
+        return cached
+
     def present_values(self, removed: int) -> int:
         """The values still in the pyramid once ``removed`` are gone, one bit each (cached)."""
         known = self._values.get(removed)
@@ -112,8 +121,11 @@ class Table:
         return known
 
     def count_besides_kings(self, removed: int) -> int:
-        """How many pyramid cards other than kings are left once ``removed`` are gone."""
-        return (self.full & ~removed & ~self.by_value.get(self.king, 0)).bit_count()
+        """How many pyramid cards other than kings are left once ``removed`` are gone (cached)."""
+        known = self._others.get(removed)
+        if known is None:
+            known = self._others[removed] = (self.full & ~removed & ~self.by_value.get(self.king, 0)).bit_count()
+        return known
 
     def rows_emptied(self, before: int, after: int) -> int:
         return sum(1 for mask in self.row_masks if after & mask == mask and before & mask != mask)

@@ -87,21 +87,29 @@ class Relaxation:
             self.tick()
         values, king, pair_sum, related, by_value = table.values, table.king, table.pair_sum, table.related, table.by_value
         free = table.free(removed)
+        free_bits = table.free_bits(removed)
         present = full & ~removed
         options: list[tuple[int, int, int]] = []
-        for k, i in enumerate(free):
+        for i in free:
             v = values[i]
             if v == king:
                 # a king leaves alone and only frees cards: take it at once
                 return self.clearable(removed | 1 << i, bag)
             w = pair_sum - v
             in_bag = bag >> BITS * w & NIBBLE
-            if in_bag and not by_value.get(w, 0) & present & ~related[i]:
+            mates = by_value.get(w, 0) & present & ~related[i]
+            if in_bag and not mates:
                 # only outside cards can ever take this one, and they are all alike: pair it now
                 return self._after(removed | 1 << i, bag - (1 << BITS * w), v, w)
-            for j in free[k + 1 :]:
-                if values[j] == w:
-                    options.append((removed | 1 << i | 1 << j, bag, v))
+            if not in_bag and mates & mates - 1 == 0 and free_bits & mates:
+                # one free pyramid card is the only one that can ever take this one: pair them now
+                return self._after(removed | 1 << i | mates, bag, v, w)
+            # the free cards after this one that pair with it (free cards never cover one another)
+            fellows = mates & free_bits & -(2 << i)
+            while fellows:
+                low = fellows & -fellows
+                options.append((removed | 1 << i | low, bag, v))
+                fellows ^= low
             if in_bag:
                 options.append((removed | 1 << i, bag - (1 << BITS * w), v))
         for after, after_bag, v in options:
@@ -235,23 +243,36 @@ class StackRelaxation:
             return relaxation.clearable(removed, bag)
         below = waste_bag - (1 << BITS * top) if top else waste_bag
         free = table.free(removed)
+        free_bits = table.free_bits(removed)
         present = table.full & ~removed
         # moves that dig into the waste first: once it is empty the bag relaxation answers
         options: list[tuple[int, tuple[int, ...], int, int]] = []
         later: list[tuple[int, tuple[int, ...], int, int]] = []
-        for k, i in enumerate(free):
+        for i in free:
             v = values[i]
             if v == king:
                 return self._clearable(removed | 1 << i, waste, bag, waste_bag)
             w = pair_sum - v
             shift = BITS * w
             in_bag = bag >> shift & NIBBLE
-            if in_bag and not waste_bag >> shift & NIBBLE and not by_value.get(w, 0) & present & ~related[i]:
+            in_waste = waste_bag >> shift & NIBBLE
+            mates = by_value.get(w, 0) & present & ~related[i]
+            if in_bag and not in_waste and not mates:
                 # only stock cards can take this one, and they are all alike: pair it now
                 return self._clearable(removed | 1 << i, waste, bag - (1 << shift), waste_bag)
-            for j in free[k + 1 :]:
-                if values[j] == w:
-                    later.append((removed | 1 << i | 1 << j, waste, bag, waste_bag))
+            if not in_bag:
+                if not mates and in_waste == 1 and top == w:
+                    # the waste top is the only card that can ever take this one: pair them now
+                    return self._clearable(removed | 1 << i, waste[:-1], bag, below)
+                if not in_waste and mates & mates - 1 == 0 and free_bits & mates:
+                    # one free pyramid card is the only one that can ever take this one: pair them now
+                    return self._clearable(removed | 1 << i | mates, waste, bag, waste_bag)
+            # the free cards after this one that pair with it (free cards never cover one another)
+            fellows = mates & free_bits & -(2 << i)
+            while fellows:
+                low = fellows & -fellows
+                later.append((removed | 1 << i | low, waste, bag, waste_bag))
+                fellows ^= low
             if top == w:
                 options.append((removed | 1 << i, waste[:-1], bag, below))
             if in_bag:
