@@ -115,25 +115,39 @@ def partner_count(table: Table, removed: int, bag: int, place: int) -> int:
     return count + (table.by_value.get(w, 0) & ~removed & ~table.related[place]).bit_count()
 
 
-def forced_move(table: Table, position: Position, bag: int, removals: list[SolverMove]) -> SolverMove | None:
-    """A removal that some winning line makes now whenever the position can be won at all."""
+def forced_move(
+    table: Table, position: Position, bag: int, removals: list[SolverMove], settled: bool = False
+) -> SolverMove | None:
+    """A removal that some winning line makes now whenever the position can be won at all
+    (``settled``: under the house rules, the return-three can no longer happen)."""
     house = table.house
     if table.stuck_draws and position[4] < table.recycles:
         # a recycle may take a card out of play while a removal waits (docs/solver.md, rules 1 and 2)
         return None
+    # under the house rules a put-back must follow its draw at once, and the return-three looks back
+    # at the first pair: once the return-three is gone and the last move was no draw, neither is near
+    loose = not house or settled and not position[5] & HOUSE_LAST_DRAW
     for move in removals:
         a, b = move[1], move[2]
         if b == NO_CARD:
-            if not house:
+            if loose or a >= 0 and not position[5] & HOUSE_LAST_DRAW:
                 return move
-            if a >= 0 and not position[5] & HOUSE_LAST_DRAW:
+        elif loose:
+            if a >= 0 and partner_count(table, position[0], bag, a) == 1 and not fellows_at_stake(table, position[0], a, b):
                 return move
-        elif not house:
-            if a >= 0 and partner_count(table, position[0], bag, a) == 1:
-                return move
-            if b >= 0 and partner_count(table, position[0], bag, b) == 1:
+            if b >= 0 and partner_count(table, position[0], bag, b) == 1 and not fellows_at_stake(table, position[0], a, b):
                 return move
     return None
+
+
+def fellows_at_stake(table: Table, removed: int, a: int, b: int) -> bool:
+    """Under the house rules, whether removing the pyramid cards among ``a`` and ``b`` early could
+    forbid a later put-back: one needs three fellows of the drawn card free in the pyramid."""
+    if not table.put_back:
+        return False
+    present = table.full & ~removed
+    by_value, values = table.by_value, table.values
+    return any(place >= 0 and (by_value[values[place]] & present).bit_count() >= 3 for place in (a, b))
 
 
 class WinSearch:
@@ -311,6 +325,8 @@ class WinSearch:
         first = True
         # the stock's and the waste's values in the last pass, kept up to date as cards are drawn
         stock_bag = waste_bag = -1
+        # how many waste cards the last stop of this stretch found buried (-1: none looked at yet)
+        last_dead = -1
         plain = not (self.house or stuck or table.drawn_model)
         while True:
             self.budget.spend()
@@ -323,7 +339,7 @@ class WinSearch:
                 dead = 0
                 if len(waste) > table.stock_waste_pairs and not self.house:
                     dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
-                    if dead:
+                    if dead and dead != last_dead:
                         usable = self.outside_bag(stock + waste[dead:] + (drawn,))
                         if usable != bag:
                             bag = usable
@@ -335,9 +351,11 @@ class WinSearch:
                         waste_bag = self.outside_bag(position[2])
                     if not self.stack_clearable(position, stock_bag, waste_bag):
                         return False
-                if self.segmented:
+                if self.segmented and dead != last_dead:
+                    # a draw that buries nothing new moves a card within the first segment: the same segments
                     if not self.segment.clearable(removed, self.segment.segments(removed, waste[dead:], stock)):
                         return False
+                last_dead = dead
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             if first or single:
                 removals = table.removals(position)
@@ -346,7 +364,7 @@ class WinSearch:
             else:
                 removals = table.outside_removals(position)
             first = False
-            forced = forced_move(table, position, bag, removals)
+            forced = forced_move(table, position, bag, removals, bool(self.house) and not single)
             if forced is not None:
                 moves = [forced]
             else:

@@ -17,8 +17,9 @@ from games.engine.brute import explore
 from games.engine.game import Game, Outcome
 from games.engine.rules import Rules, StockModel
 from games.engine.solver import Verdict, hint, solve, solve_par
-from games.engine.solver_position import Position, SolverMove
-from games.engine.solver_search import WinSearch
+from games.engine.solver_position import Position, SolverMove, position_of, table_for
+from games.engine.solver_relax import buried
+from games.engine.solver_search import Budget, WinSearch, forced_move
 
 from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, random_deal, random_midgame, tiny_rules, variants
 
@@ -90,6 +91,40 @@ def test_hint_keeps_a_winnable_game_winnable(name: str) -> None:
             assert explore(game.apply(answer.move)).winnable
         elif game.outcome is not Outcome.WON:
             assert answer.verdict is Verdict.UNWINNABLE and answer.move is None
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_a_forced_move_keeps_a_winnable_position_winnable(name: str) -> None:
+    """The moves the search makes without trying any other (docs/solver.md, rules 1 and 2) lose no
+    win: wherever one is forced along a random game in a position brute force can win, brute force
+    still wins after it."""
+    rules = VARIANTS[name]
+    rng = random.Random(f"forced {name}")
+    checked = 0
+    for _ in range(max(1, DEALS // 4)):
+        game = Game.start(random_deal(rules, rng))
+        while game.outcome is Outcome.IN_PROGRESS:
+            table, position = table_for(game), position_of(game)
+            search = WinSearch(table, Budget(None, None))
+            settled = table.house and search.settled(position)
+            move = forced_move(table, position, usable_bag(search, position), table.removals(position), settled)
+            if move is not None and explore(game).winnable:
+                checked += 1
+                after = game.apply(table.to_move(position, move))
+                assert explore(after).winnable, f"{game.deal} after {game.moves}: {after.moves[-1]} loses the win"
+            game = game.apply(rng.choice(game.legal_moves()))
+    assert checked, "some position should have had a forced move"
+
+
+def usable_bag(search: WinSearch, position: Position) -> int:
+    """The outside cards a forced move may count on, as the search counts them: in the last pass,
+    not those buried for good (docs/solver.md, rule 5)."""
+    table = search.table
+    removed, stock, waste, drawn, recycles, _ = position
+    dead = 0
+    if recycles == table.recycles and len(waste) > table.stock_waste_pairs and not table.house:
+        dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
+    return search.outside_bag(stock + waste[dead:] + (drawn,))
 
 
 @pytest.mark.parametrize("name", VARIANTS)
