@@ -76,6 +76,11 @@ class Table:
         self.by_value: dict[int, int] = {}
         for i, v in enumerate(pyramid_values):
             self.by_value[v] = self.by_value.get(v, 0) | 1 << i
+        #: pyramid positions that could ever pair with position i (partner value, neither above nor below)
+        self.mates = tuple(
+            0 if v == self.king else self.by_value.get(self.pair_sum - v, 0) & ~self.related[i]
+            for i, v in enumerate(pyramid_values)
+        )
         self._free: dict[int, tuple[int, ...]] = {}
         self._free_bits: dict[int, int] = {}
         self._values: dict[int, int] = {}

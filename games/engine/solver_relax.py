@@ -85,7 +85,7 @@ class Relaxation:
         self.nodes += 1
         if self.tick is not None and not self.nodes & 63:
             self.tick()
-        values, king, pair_sum, related, by_value = table.values, table.king, table.pair_sum, table.related, table.by_value
+        values, king, pair_sum, all_mates = table.values, table.king, table.pair_sum, table.mates
         free = table.free(removed)
         free_bits = table.free_bits(removed)
         present = full & ~removed
@@ -97,7 +97,7 @@ class Relaxation:
                 return self.clearable(removed | 1 << i, bag)
             w = pair_sum - v
             in_bag = bag >> BITS * w & NIBBLE
-            mates = by_value.get(w, 0) & present & ~related[i]
+            mates = all_mates[i] & present
             if in_bag and not mates:
                 # only outside cards can ever take this one, and they are all alike: pair it now
                 return self._after(removed | 1 << i, bag - (1 << BITS * w), v, w)
@@ -222,7 +222,7 @@ class StackRelaxation:
         if self.steps > self.effort:
             raise _GaveUp
         table = self.table
-        king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
+        king, pair_sum, values, all_mates = table.king, table.pair_sum, table.values, table.mates
         relaxation = self.relaxation
         whole = bag + waste_bag
         known = relaxation.memo.get((removed, whole))
@@ -256,7 +256,7 @@ class StackRelaxation:
             shift = BITS * w
             in_bag = bag >> shift & NIBBLE
             in_waste = waste_bag >> shift & NIBBLE
-            mates = by_value.get(w, 0) & present & ~related[i]
+            mates = all_mates[i] & present
             if in_bag and not in_waste and not mates:
                 # only stock cards can take this one, and they are all alike: pair it now
                 return self._clearable(removed | 1 << i, waste, bag - (1 << shift), waste_bag)
@@ -380,23 +380,26 @@ class SegmentRelaxation:
         rest = rests[j]
         if not self.relaxation.clearable(removed, bag + rest):
             return False
-        king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
+        king, pair_sum, values, all_mates = table.king, table.pair_sum, table.values, table.mates
         free = table.free(removed)
+        free_bits = table.free_bits(removed)
         present = table.full & ~removed
         options: list[tuple[int, int]] = []
-        for k, i in enumerate(free):
+        for i in free:
             v = values[i]
             if v == king:
                 return self._clearable(removed | 1 << i, j, bag, tails, rests)
             w = pair_sum - v
             shift = BITS * w
             in_bag = bag >> shift & NIBBLE
-            if in_bag and not rest >> shift & NIBBLE and not by_value.get(w, 0) & present & ~related[i]:
+            if in_bag and not rest >> shift & NIBBLE and not all_mates[i] & present:
                 # only this segment's cards can take this one, and they are all alike: pair it now
                 return self._clearable(removed | 1 << i, j, bag - (1 << shift), tails, rests)
-            for other in free[k + 1 :]:
-                if values[other] == w:
-                    options.append((removed | 1 << i | 1 << other, bag))
+            fellows = all_mates[i] & free_bits & -(2 << i)
+            while fellows:
+                low = fellows & -fellows
+                options.append((removed | 1 << i | low, bag))
+                fellows ^= low
             if in_bag:
                 options.append((removed | 1 << i, bag - (1 << shift)))
         for after, after_bag in options:

@@ -112,7 +112,7 @@ def partner_count(table: Table, removed: int, bag: int, place: int) -> int:
     outside cards still usable."""
     w = table.pair_sum - table.values[place]
     count = bag >> BITS * w & NIBBLE
-    return count + (table.by_value.get(w, 0) & ~removed & ~table.related[place]).bit_count()
+    return count + (table.mates[place] & ~removed).bit_count()
 
 
 def forced_move(
