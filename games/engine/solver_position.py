@@ -85,6 +85,7 @@ class Table:
         self._free_bits: dict[int, int] = {}
         self._values: dict[int, int] = {}
         self._others: dict[int, int] = {}
+        self._useful: dict[int, int] = {}
 
     def _cone(self, i: int) -> int:
         mask, frontier = 1 << i, self.cover[i]
@@ -123,6 +124,19 @@ class Table:
                 if mask & present:
                     known |= 1 << v
             self._values[removed] = known
+        return known
+
+    def useful_nibbles(self, removed: int) -> int:
+        """A bag mask keeping the values that could still pair with a pyramid card once ``removed``
+        are gone: four bits for each value whose partner value is left in the pyramid (cached)."""
+        known = self._useful.get(removed)
+        if known is None:
+            values = self.present_values(removed)
+            known = 0
+            for v in range(1, self.king):
+                if values >> self.pair_sum - v & 1:
+                    known |= 15 << 4 * v
+            self._useful[removed] = known
         return known
 
     def count_besides_kings(self, removed: int) -> int:

@@ -48,6 +48,9 @@ class Relaxation:
         self.tick = tick
 
     def clearable(self, removed: int, bag: int) -> bool:
+        # a card whose partner value has left the pyramid can never be used: positions that differ
+        # only in such cards are one
+        bag &= self.table.useful_nibbles(removed)
         key = (removed, bag)
         known = self.memo.get(key)
         if known is None:
@@ -194,6 +197,8 @@ class StackRelaxation:
         if self.reach == 1 and not self.bag_reach:
             # (where stock and waste pair, only the top is looked at, in ``_search``: cheaper)
             waste, waste_bag = self._unburied(removed, waste, bag, waste_bag)
+            # a stock card meets only pyramid cards here: one whose partner value has left is of no use
+            bag &= self.table.useful_nibbles(removed)
         if not waste:
             # with the waste gone, only the bag is left: the bag relaxation itself
             return self.relaxation.clearable(removed, bag)
@@ -224,11 +229,7 @@ class StackRelaxation:
         table = self.table
         king, pair_sum, values, all_mates = table.king, table.pair_sum, table.values, table.mates
         relaxation = self.relaxation
-        whole = bag + waste_bag
-        known = relaxation.memo.get((removed, whole))
-        if known is None:
-            known = relaxation.clearable(removed, whole)
-        if not known:
+        if not relaxation.clearable(removed, bag + waste_bag):
             return False
         top = waste[-1] if waste else 0
         if top == king:
