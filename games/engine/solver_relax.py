@@ -48,14 +48,17 @@ class Relaxation:
         self.tick = tick
 
     def clearable(self, removed: int, bag: int) -> bool:
-        # a card whose partner value has left the pyramid can never be used: positions that differ
-        # only in such cards are one
-        bag &= self.table.useful_nibbles(removed)
-        key = (removed, bag)
-        known = self.memo.get(key)
+        memo = self.memo
+        known = memo.get((removed, bag))
         if known is None:
-            known = self._search(removed, bag)
-            self.memo[key] = known
+            # a card whose partner value has left the pyramid can never be used: positions that
+            # differ only in such cards are one (the answer is kept under both bags)
+            useful = bag & self.table.useful_nibbles(removed)
+            if useful != bag:
+                known = memo.get((removed, useful))
+            if known is None:
+                known = memo[removed, useful] = self._search(removed, useful)
+            memo[removed, bag] = known
         return known
 
     def dead(self, removed: int, bag: int, v: int) -> bool:
@@ -113,7 +116,9 @@ class Relaxation:
                 low = fellows & -fellows
                 options.append((removed | 1 << i | low, bag, v))
                 fellows ^= low
-            if in_bag:
+            if in_bag and not mates & free_bits:
+                # with an outside card, unless a free pyramid card can take this one: that pair
+                # dominates it (docs/solver.md)
                 options.append((removed | 1 << i, bag - (1 << BITS * w), v))
         for after, after_bag, v in options:
             if self._after(after, after_bag, v, pair_sum - v):
@@ -249,6 +254,7 @@ class StackRelaxation:
         # moves that dig into the waste first: once it is empty the bag relaxation answers
         options: list[tuple[int, tuple[int, ...], int, int]] = []
         later: list[tuple[int, tuple[int, ...], int, int]] = []
+        top_taken = False
         for i in free:
             v = values[i]
             if v == king:
@@ -276,11 +282,15 @@ class StackRelaxation:
                 fellows ^= low
             if top == w:
                 options.append((removed | 1 << i, waste[:-1], bag, below))
-            if in_bag:
+                top_taken = True
+            elif in_bag and not (self.bag_reach and mates & free_bits):
+                # with a stock card, unless that is dominated by pairing it with the waste top or,
+                # where stock cards pair with the waste, with a free pyramid card (docs/solver.md)
                 later.append((removed | 1 << i, waste, bag - (1 << shift), waste_bag))
         n = len(waste)
         if self.bag_reach and n:
-            for d in range(1, min(self.bag_reach, n) + 1):
+            # the top with a stock card is dominated by the top with a free pyramid card, where there is one
+            for d in range(1 + top_taken, min(self.bag_reach, n) + 1):
                 u = waste[n - d]
                 if u != king and bag >> BITS * (pair_sum - u) & NIBBLE:
                     options.append(

@@ -360,7 +360,11 @@ class WinSearch:
             if first or single:
                 removals = table.removals(position)
             elif self.house:
-                removals = table.removals(position, pyramid_pairs=False)
+                # a pair of two waste cards below the tops lay one place higher at the stop before,
+                # whose child covers this one's (docs/solver.md)
+                removals = [
+                    move for move in table.removals(position, pyramid_pairs=False) if -3 < move[1] < 0 or -3 < move[2] < 0
+                ]
             else:
                 removals = table.outside_removals(position)
             first = False
