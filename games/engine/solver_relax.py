@@ -107,8 +107,9 @@ class Relaxation:
             if in_bag and not mates:
                 # only outside cards can ever take this one, and they are all alike: pair it now
                 return self._after(removed | 1 << i, bag - (1 << BITS * w), v, w)
-            if not in_bag and mates & mates - 1 == 0 and free_bits & mates:
-                # one free pyramid card is the only one that can ever take this one: pair them now
+            if mates & mates - 1 == 0 and free_bits & mates:
+                # one free pyramid card is the only pyramid card that can ever take this one: pair them
+                # now (pairing it with an outside card instead is dominated: docs/solver.md)
                 return self._after(removed | 1 << i | mates, bag, v, w)
             # the free cards after this one that pair with it (free cards never cover one another)
             fellows = mates & free_bits & -(2 << i)
@@ -267,13 +268,13 @@ class StackRelaxation:
             if in_bag and not in_waste and not mates:
                 # only stock cards can take this one, and they are all alike: pair it now
                 return self._clearable(removed | 1 << i, waste, bag - (1 << shift), waste_bag)
-            if not in_bag:
-                if not mates and in_waste == 1 and top == w:
-                    # the waste top is the only card that can ever take this one: pair them now
-                    return self._clearable(removed | 1 << i, waste[:-1], bag, below)
-                if not in_waste and mates & mates - 1 == 0 and free_bits & mates:
-                    # one free pyramid card is the only one that can ever take this one: pair them now
-                    return self._clearable(removed | 1 << i | mates, waste, bag, waste_bag)
+            # the only card but stock cards that can ever take this one is the waste top, or a free
+            # pyramid card where stock cards pair with the waste: pair them now (pairing it with a
+            # stock card instead is dominated: docs/solver.md)
+            if not mates and in_waste == 1 and top == w:
+                return self._clearable(removed | 1 << i, waste[:-1], bag, below)
+            if not in_waste and mates & mates - 1 == 0 and free_bits & mates and (not in_bag or self.bag_reach):
+                return self._clearable(removed | 1 << i | mates, waste, bag, waste_bag)
             # the free cards after this one that pair with it (free cards never cover one another)
             fellows = mates & free_bits & -(2 << i)
             while fellows:
