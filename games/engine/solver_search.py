@@ -29,6 +29,7 @@ from .solver_position import (
     SolverMove,
     Table,
 )
+from .solver_apex import FinalCard
 from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, StackRelaxation, bag_of, buried
 
 
@@ -175,6 +176,9 @@ class WinSearch:
         #: the segment relaxation of the last pass: not under the house rules, draw-only-when-stuck or
         #: a card held in play
         self.segmented = not (table.house or table.stuck_draws or table.drawn_model or table.stock_waste_pairs)
+        self.final = FinalCard(table)
+        #: the last pass's final card (rule 8): where only the waste top plays, and the apex is no king
+        self.final_card = self.segmented and not table.stock_top and bool(self.final.final)
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
         self.seen: set[Position] = set()
@@ -345,6 +349,9 @@ class WinSearch:
                             bag = usable
                             if relaxation.any_dead(removed, bag) or not relaxation.clearable(removed, bag):
                                 return False
+                if self.final_card and not self.final.last_pass(removed, waste[dead:], stock):
+                    # a count, cheaper than the relaxations below
+                    return False
                 if position[2] and not single and (not self.house or self.budget.nodes > self.HOUSE_STACK_AFTER):
                     if stock_bag < 0 or table.drawn_model:
                         stock_bag = self.outside_bag(position[1] + (position[3],))

@@ -44,6 +44,8 @@ VARIANTS = variants(
         ("", variant(WASTE, 2, 3, (1, 2, 3), 4)),
         ("", variant(WASTE, 3, 3, (1, 2, 3), 3)),
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
+        # double's stock model and passes on four rows
+        ("", variant(WASTE, 3, 4, (1, 2, 3, 4), 5)),
         ("-house", variant(WASTE, 1, 3, (1, 2, 3), 4, **HOUSE)),
         ("-house", variant(WASTE, 1, 4, (1, 2, 3, 4), 5, **HOUSE)),
         ("-house", variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)),

@@ -1,0 +1,107 @@
+"""The final card: where only the waste top plays, a win ends by pairing the apex with it.
+
+Every pyramid card covers the apex, so the apex is the last pyramid card to go, and no other
+pyramid card can pair with it.  Where only the waste top plays (no stock top, no card held in play,
+stock and waste never pair, no house rules), a win therefore ends with the apex and the waste top,
+a card of the apex's partner value: the *final card*.  In the last pass nothing comes back, so every
+card drawn after the final card must be gone again, each with a pyramid card of its own or alone as
+a king, before the final card is back on top to take the apex (docs/solver.md, rule 8).
+"""
+
+from __future__ import annotations
+
+from .solver_position import Table
+from .solver_relax import BITS, NIBBLE
+
+APEX = 1
+
+
+class FinalCard:
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        apex = table.values[0]
+        #: the value of a final card; 0 when the apex is a king (it leaves alone)
+        self.final = 0 if apex == table.king else table.pair_sum - apex
+        #: by pyramid: what ``_needs`` answers
+        self._needs: dict[int, tuple[tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+
+    def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> bool:
+        """Can some card of ``live + stock`` be the final card of a last-pass win (``live``: the
+        waste above its buried cards, ``stock`` in drawing order)?"""
+        final = self.final
+        if not final:
+            return True
+        needy, room = self._pyramid(removed)
+        sequence = live + stock
+        drawn_at = len(live)
+        king = self.table.king
+        before = 0
+        for index, value in enumerate(sequence):
+            if value == final:
+                # on the waste, what lies under it is out of play for good and what lies on it must
+                # go; in the stock, the cards before it play before it is drawn
+                if self._possible(sequence, index, 0 if index < drawn_at else before, max(index, drawn_at - 1), needy, room):
+                    return True
+            if value != king:
+                before += 1 << BITS * value
+        return False
+
+    def _pyramid(self, removed: int) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+        """For a pyramid: (partner value, how many cards want it) for the cards other than kings and
+        the apex that no pyramid card unrelated to them can take; and, by outside value, how many
+        pyramid cards other than the apex can take a card of that value."""
+        known = self._needs.get(removed)
+        if known is None:
+            table = self.table
+            king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
+            present = table.full & ~removed & ~APEX
+            wanted: dict[int, int] = {}
+            rest = present
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                i = low.bit_length() - 1
+                v = values[i]
+                if v == king:
+                    continue
+                w = pair_sum - v
+                if not by_value.get(w, 0) & present & ~related[i]:
+                    wanted[w] = wanted.get(w, 0) + 1
+            room = tuple((by_value.get(pair_sum - u, 0) & present).bit_count() for u in range(king + 1))
+            known = (tuple(wanted.items()), room)
+            self._needs[removed] = known
+        return known
+
+    def _possible(
+        self,
+        sequence: tuple[int, ...],
+        index: int,
+        before: int,
+        reach: int,
+        needy: tuple[tuple[int, int], ...],
+        room: tuple[int, ...],
+    ) -> bool:
+        """The count the final card at ``sequence[index]`` must pass.  A pyramid card of ``needy``
+        whose partner value ``before`` (the cards that play before the final one) lacks is *late*: it
+        needs a card of its own drawn after the final one, so the cards after it are drawn at least
+        that far (and up to ``reach``, the waste cards lying on it), and each of those needs a
+        pyramid card of its own other than the apex (``room``)."""
+        for w, cards in needy:
+            if before >> BITS * w & NIBBLE:
+                continue
+            place = index
+            for _ in range(cards):
+                try:
+                    place = sequence.index(w, place + 1)
+                except ValueError:
+                    return False
+            if place > reach:
+                reach = place
+        king = self.table.king
+        drawn = [0] * (king + 1)
+        for u in sequence[index + 1 : reach + 1]:
+            if u != king:
+                drawn[u] += 1
+                if drawn[u] > room[u]:
+                    return False
+        return True
