@@ -25,12 +25,16 @@ class FinalCard:
         #: by pyramid: what ``_needs`` answers
         self._needs: dict[int, tuple[tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
 
-    def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> bool:
-        """Can some card of ``live + stock`` be the final card of a last-pass win (``live``: the
-        waste above its buried cards, ``stock`` in drawing order)?"""
+    def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> int:
+        """The place in ``live + stock`` of a card that can be the final card of a last-pass win
+        (``live``: the waste above its buried cards, ``stock`` in drawing order), -1 if none.
+
+        A card still in the stock passes or fails whatever lies on the waste (the cards before it
+        play before it is drawn), so while the stretch draws on and buries nothing more, a place in
+        the stock found here stays one at every stop until it is drawn."""
         final = self.final
         if not final:
-            return True
+            return 0
         needy, room = self._pyramid(removed)
         sequence = live + stock
         drawn_at = len(live)
@@ -41,10 +45,10 @@ class FinalCard:
                 # on the waste, what lies under it is out of play for good and what lies on it must
                 # go; in the stock, the cards before it play before it is drawn
                 if self._possible(sequence, index, 0 if index < drawn_at else before, max(index, drawn_at - 1), needy, room):
-                    return True
+                    return index
             if value != king:
                 before += 1 << BITS * value
-        return False
+        return -1
 
     def _pyramid(self, removed: int) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
         """For a pyramid: (partner value, how many cards want it) for the cards other than kings and

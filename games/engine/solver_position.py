@@ -86,6 +86,7 @@ class Table:
         self._values: dict[int, int] = {}
         self._others: dict[int, int] = {}
         self._useful: dict[int, int] = {}
+        self._waste_rule: dict[int, tuple[int, int]] = {}
 
     def _cone(self, i: int) -> int:
         mask, frontier = 1 << i, self.cover[i]
@@ -124,6 +125,16 @@ class Table:
                 if mask & present:
                     known |= 1 << v
             self._values[removed] = known
+        return known
+
+    def waste_rule(self, removed: int) -> tuple[int, int]:
+        """What ``buried`` needs of a pyramid (cached): the values that still have a partner value in
+        it, one bit each, and how many of its cards are not kings."""
+        known = self._waste_rule.get(removed)
+        if known is None:
+            values = self.present_values(removed)
+            partnered = sum(1 << v for v in range(1, self.king) if values >> self.pair_sum - v & 1)
+            known = self._waste_rule[removed] = (partnered, self.count_besides_kings(removed))
         return known
 
     def useful_nibbles(self, removed: int) -> int:

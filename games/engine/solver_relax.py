@@ -143,10 +143,21 @@ def buried(table: Table, removed: int, waste: tuple[int, ...], stock_partners: C
     cards other than kings above it needs d + 1 pyramid cards to leave, so it stays for good when
     the pyramid has fewer cards other than kings left.
     """
-    values = table.present_values(removed)
-    king, pair_sum = table.king, table.pair_sum
+    king = table.king
     pairs = table.stock_waste_pairs
-    limit = len(waste) if pairs else table.count_besides_kings(removed)
+    if not pairs:
+        partnered, limit = table.waste_rule(removed)
+        depth = 0
+        for index in range(len(waste) - 1, -1, -1):
+            v = waste[index]
+            if v != king:
+                depth += 1
+                if depth > limit or not partnered >> v & 1:
+                    return index + 1
+        return 0
+    values = table.present_values(removed)
+    pair_sum = table.pair_sum
+    limit = len(waste)
     depth = 0
     for index in range(len(waste) - 1, -1, -1):
         v = waste[index]

@@ -331,6 +331,9 @@ class WinSearch:
         stock_bag = waste_bag = -1
         # how many waste cards the last stop of this stretch found buried (-1: none looked at yet)
         last_dead = -1
+        # where the last final card found lies in the waste above its buried cards and the stock, and
+        # how many cards were buried then (rule 8)
+        final_place = final_dead = -1
         plain = not (self.house or stuck or table.drawn_model)
         while True:
             self.budget.spend()
@@ -349,9 +352,13 @@ class WinSearch:
                             bag = usable
                             if relaxation.any_dead(removed, bag) or not relaxation.clearable(removed, bag):
                                 return False
-                if self.final_card and not self.final.last_pass(removed, waste[dead:], stock):
-                    # a count, cheaper than the relaxations below
-                    return False
+                if self.final_card and (dead != final_dead or final_place < len(waste) - dead):
+                    # a count, cheaper than the relaxations below; a final card found in the stock
+                    # stays one while it is there and no more cards are buried
+                    final_place = self.final.last_pass(removed, waste[dead:], stock)
+                    if final_place < 0:
+                        return False
+                    final_dead = dead
                 if position[2] and not single and (not self.house or self.budget.nodes > self.HOUSE_STACK_AFTER):
                     if stock_bag < 0 or table.drawn_model:
                         stock_bag = self.outside_bag(position[1] + (position[3],))
