@@ -133,10 +133,10 @@ def forced_move(
         if b == NO_CARD:
             if loose or a >= 0 and not position[5] & HOUSE_LAST_DRAW:
                 return move
-        elif loose:
-            if a >= 0 and partner_count(table, position[0], bag, a) == 1 and not fellows_at_stake(table, position[0], a, b):
-                return move
-            if b >= 0 and partner_count(table, position[0], bag, b) == 1 and not fellows_at_stake(table, position[0], a, b):
+        elif loose and (
+            a >= 0 and partner_count(table, position[0], bag, a) == 1 or b >= 0 and partner_count(table, position[0], bag, b) == 1
+        ):
+            if not fellows_at_stake(table, position[0], a, b):
                 return move
     return None
 
