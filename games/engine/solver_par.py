@@ -57,6 +57,9 @@ class ParSearch:
         self.pyramid_values: dict[int, frozenset[int]] = {}
         self.best = -(10**9)
         self.best_line: list[SolverMove] = []
+        #: the best score a line met so far really reaches (``best`` may be a target's assumed floor)
+        self.known = -(10**9)
+        self.known_line: list[SolverMove] = []
         self.path: list[SolverMove] = []
         #: the last pass's "buried waste" argument needs the waste to be a plain stack
         self.stack_waste = not table.house
@@ -76,6 +79,7 @@ class ParSearch:
         self.best_line = []
         if floor is not None and floor > self.best:
             self.best, self.best_line = floor, list(floor_line or [])
+        self.known, self.known_line = self.best, self.best_line
         if start[0] == table.full or table.frozen(start):
             return
         with deep_recursion():
@@ -96,8 +100,9 @@ class ParSearch:
                 return
             finally:
                 self.cap = None
-            known, known_line = self.best, self.best_line
-            while target > known:
+            # a line met by a try that finds nothing above its target's floor may still reach that floor:
+            # the try's proof then makes it the par (``known``, kept by ``_reached``)
+            while target > self.known:
                 self.visited = {}
                 self.seen = set()
                 self.path = []
@@ -111,12 +116,12 @@ class ParSearch:
                 except OutOfBudget:
                     if self.best <= target - 10:
                         # no line above the target's floor yet: the floor itself was only assumed
-                        self.best, self.best_line = known, known_line
+                        self.best, self.best_line = self.known, self.known_line
                     raise
                 if self.best > target - 10:
                     return
                 target -= 10
-            self.best, self.best_line = known, known_line
+            self.best, self.best_line = self.known, self.known_line
 
     def _apex(self) -> Perfect:
         if self.apex is None:
@@ -317,8 +322,10 @@ class ParSearch:
 
     def _reached(self, score: int, tail: list[SolverMove] | None = None) -> None:
         """A line reaching ``score``: ``path``, then ``tail`` if given."""
-        if score > self.best:
-            self.best = score
-            self.best_line = self.path + tail if tail else list(self.path)
-            if score >= self.enough:
-                raise _Found
+        if score > self.known:
+            self.known = score
+            self.known_line = self.path + tail if tail else list(self.path)
+            if score > self.best:
+                self.best, self.best_line = score, self.known_line
+                if score >= self.enough:
+                    raise _Found
