@@ -443,6 +443,8 @@ class Perfect:
             # later stop's; and a forced one would have been forced there already
             removals = table.removals(position) if first else table.outside_removals(position)
             forced = self._forced(position, removals)
+            if forced is None:
+                removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals if forced is None else [forced]:
                 after = table.apply(position, move)
                 if after[0] == full:
