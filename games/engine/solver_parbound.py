@@ -207,32 +207,37 @@ class StackMax:
         more is reached by some relaxed line (the value may be higher), an answer below it is an
         upper bound (the value may be lower)."""
         self.steps = 0
+        kings, waste_bag = kings_and_bag(waste, self.table.king)
         try:
-            return self._value(removed, waste, bag, goal)
+            return self._value(removed, waste, bag, goal, kings, waste_bag)
         except _GaveUp:
-            return self._ceiling(removed, waste, bag)
+            return self._ceiling(removed, kings, waste_bag + bag)
 
-    def _ceiling(self, removed: int, waste: tuple[int, ...], bag: int, goal: int | None = None) -> int:
-        """The bag relaxation of the same cards, which bounds the value; past a ``goal`` the quick
-        ceiling is enough when it already falls short of it."""
-        kings, bag = kings_and_bag(waste, self.table.king, bag)
+    def _ceiling(self, removed: int, kings: int, bag: int, goal: int | None = None) -> int:
+        """The bag relaxation of the same cards (``kings`` and ``bag``: the waste's and the stock's
+        together), which bounds the value; past a ``goal`` the quick ceiling is enough when it
+        already falls short of it."""
+        known = self.relaxed.memo.get((removed, bag))
+        if known is not None:
+            return kings + known
         if goal is not None:
             quick = kings + self.relaxed.ceiling(removed, bag)
             if quick < goal:
                 return quick
         return kings + self.relaxed.value(removed, bag)
 
-    def _value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
+    def _value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int, kings: int, waste_bag: int) -> int:
+        """(``kings`` and ``waste_bag``: the waste's kings and the bag of its other values.)"""
         key = (removed, waste, bag)
         known = self.memo.get(key)
         if known is not None and (known[0] >= goal if known[1] else known[0] < goal):
             return known[0]
-        found = self._search(removed, waste, bag, goal)
+        found = self._search(removed, waste, bag, goal, kings, waste_bag)
         # (answer, reached): reached by a line if it met its goal, else an upper bound
         self.memo[key] = (found, found >= goal)
         return found
 
-    def _search(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
+    def _search(self, removed: int, waste: tuple[int, ...], bag: int, goal: int, kings: int, waste_bag: int) -> int:
         self.steps += 1
         if self.steps > self.effort:
             raise _GaveUp
@@ -241,7 +246,7 @@ class StackMax:
         king, pair_sum, values = table.king, table.pair_sum, table.values
         top = waste[-1] if waste else 0
         if top == king:
-            return 1 + self._value(removed, waste[:-1], bag, goal - 1)
+            return 1 + self._value(removed, waste[:-1], bag, goal - 1, kings - 1, waste_bag)
         free = table.free(removed)
         full = table.full if not relaxed.clears else -1
         for i in free:
@@ -250,8 +255,8 @@ class StackMax:
                 if after == full:
                     continue
                 gain = relaxed._gain(removed, after, 1)
-                return gain + self._value(after, waste, bag, goal - gain)
-        ceiling = self._ceiling(removed, waste, bag, goal)
+                return gain + self._value(after, waste, bag, goal - gain, kings, waste_bag)
+        ceiling = self._ceiling(removed, kings, waste_bag + bag, goal)
         if ceiling < goal:
             return ceiling
         if not waste:
@@ -265,6 +270,8 @@ class StackMax:
         if best >= goal:
             return best
         options: list[tuple[int, int, tuple[int, ...], int]] = []
+        # the waste's bag once its top has gone
+        below = waste_bag - (1 << BITS * top) if top else waste_bag
         if top:
             w = pair_sum - top
             if self.pairs and bag >> BITS * w & NIBBLE:
@@ -284,7 +291,9 @@ class StackMax:
                 continue
             if gain < 0:
                 gain = relaxed._gain(removed, after, 2)
-            found = gain + self._value(after, after_waste, after_bag, goal - gain)
+            found = gain + self._value(
+                after, after_waste, after_bag, goal - gain, kings, waste_bag if after_waste is waste else below
+            )
             if found > best:
                 best = found
                 if best >= goal:
@@ -418,9 +427,10 @@ class Perfect:
         king = table.king
         kings, bag = kings_and_bag(sequence, king)
         relaxed = self.relaxed
-        if kings + relaxed.ceiling(removed, bag) < units - loss:
+        known = relaxed.memo.get((removed, bag))
+        if known is None and kings + relaxed.ceiling(removed, bag) < units - loss:
             return False
-        general = kings + relaxed.value(removed, bag)
+        general = kings + (known if known is not None else relaxed.value(removed, bag))
         first = True
         # the stock's kings and bag, once the stack bound is asked for (kept up to date along the stretch)
         stock: tuple[int, int] | None = None
@@ -442,7 +452,7 @@ class Perfect:
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
             # later stop's; and a forced one would have been forced there already
             removals = table.removals(position) if first else table.outside_removals(position)
-            forced = self._forced(position, removals)
+            forced = self._forced(position, removals, bag)
             if forced is None:
                 removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals if forced is None else [forced]:
@@ -482,9 +492,10 @@ class Perfect:
             if self._covered(entries, position[4], loss, self._pointer(position)):
                 return False
 
-    def _forced(self, position: Position, removals: list[SolverMove]) -> SolverMove | None:
+    def _forced(self, position: Position, removals: list[SolverMove], bag: int) -> SolverMove | None:
+        """(``bag``: the outside cards' values other than kings.)"""
         table = self.table
-        removed, stock, waste, drawn = position[:4]
+        removed = position[0]
         full = table.full
         clears = self.clears
         for move in removals:
@@ -511,8 +522,7 @@ class Perfect:
                 if x < 0:
                     continue
                 w = pair_sum - values[x]
-                count = stock.count(w) + waste.count(w) + (drawn == w)
-                count += bin(by_value.get(w, 0) & present & ~related[x]).count("1")
+                count = (bag >> BITS * w & NIBBLE) + (by_value.get(w, 0) & present & ~related[x]).bit_count()
                 if count == 1:
                     return move
         return None
@@ -525,6 +535,10 @@ class Perfect:
         removed, _, waste, drawn = position[:4]
         king, pair_sum = table.king, table.pair_sum
         kings, bag = stock
+        known = self.stack.memo.get((removed, waste, bag))
+        if known is not None and (known[0] >= least - kings if known[1] else known[0] < least - kings):
+            # answered before (the test below only finds sooner what the stack bound finds too)
+            return not known[1]
         # the values a waste card could still pair with: in the pyramid, or in the stock where they pair
         pyramid = table.present_values(removed)
         pairs = table.stock_waste_pairs
