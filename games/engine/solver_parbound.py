@@ -38,6 +38,7 @@ class RelaxedMax:
         #: False: count only relaxed lines that never empty the pyramid (for a position that cannot be won)
         self.clears = clears
         self.memo: dict[tuple[int, int], int] = {}
+        self._leftover: dict[int, int] = {}
         self.shapes: dict[int, tuple[int, int]] = {}
         self.nodes = 0
         self.tick = tick
@@ -51,6 +52,9 @@ class RelaxedMax:
         """Cards the bag can pair among itself."""
         if not self.outside_pairs:
             return 0
+        known = self._leftover.get(bag)
+        if known is not None:
+            return known
         total = 0
         for a, b in self.classes:
             ca = bag >> BITS * a & NIBBLE
@@ -60,6 +64,7 @@ class RelaxedMax:
                 else:
                     cb = bag >> BITS * b & NIBBLE
                     total += 2 * (ca if ca < cb else cb)
+        self._leftover[bag] = total
         return total
 
     def ceiling(self, removed: int, bag: int) -> int:
@@ -421,11 +426,12 @@ class Perfect:
         if removed == self.goal and len(sequence) <= loss:
             # the apex alone is left (the pyramid cannot be cleared), and few enough outside cards
             return True
-        if table.frozen(position):
-            return False
-        units = self.units(position)
         king = table.king
         kings, bag = kings_and_bag(sequence, king)
+        lonely = self._lonely(removed, bag)
+        if lonely < 0:
+            return False
+        units = self.units(position)
         relaxed = self.relaxed
         known = relaxed.memo.get((removed, bag))
         if known is None and kings + relaxed.ceiling(removed, bag) < units - loss:
@@ -452,8 +458,8 @@ class Perfect:
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
             # later stop's; and a forced one would have been forced there already
             removals = table.removals(position) if first else table.outside_removals(position)
-            forced = self._forced(position, removals, bag)
-            if forced is None:
+            forced = self._forced(position, removals, lonely)
+            if forced is None and len(removals) > 1:
                 removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals if forced is None else [forced]:
                 after = table.apply(position, move)
@@ -481,7 +487,12 @@ class Perfect:
                         # the stock's top card goes onto the waste
                         v = position[1][0]
                         stock = (stock[0] - 1, stock[1]) if v == king else (stock[0], stock[1] - (1 << BITS * v))
-                position = table.apply(position, DRAW)
+                if self.drawn_model:
+                    position = table.apply(position, DRAW)
+                else:
+                    # ``table.apply`` of a draw where no card is held in play
+                    top = position[1]
+                    position = (removed, top[1:], position[2] + top[:1], 0, position[4], 0)
             elif loss and position[4] < recycles and (position[2] or position[3]):
                 position = table.apply(position, RECYCLE)
                 steps.append(RECYCLE)
@@ -489,11 +500,40 @@ class Perfect:
                 stock = None
             else:
                 return False
-            if self._covered(entries, position[4], loss, self._pointer(position)):
+            if entries is not None and self._covered(entries, position[4], loss, self._pointer(position)):
                 return False
 
-    def _forced(self, position: Position, removals: list[SolverMove], bag: int) -> SolverMove | None:
-        """(``bag``: the outside cards' values other than kings.)"""
+    def _lonely(self, removed: int, bag: int) -> int:
+        """-1 if the pyramid is frozen (the engine's test: no free card is a king or has a partner to
+        come); else, where the pyramid must be cleared, the free pyramid places whose card has exactly
+        one card left that could ever take it, as a mask (``bag``: the outside cards' values other
+        than kings).  Both hold for every stop of a stretch."""
+        table = self.table
+        values, king, pair_sum, by_value, related = table.values, table.king, table.pair_sum, table.by_value, table.related
+        free = table.free(removed)
+        free_mask = 0
+        for i in free:
+            free_mask |= 1 << i
+        present = table.full & ~removed
+        frozen = True
+        lonely = 0
+        clears = self.clears
+        for i in free:
+            v = values[i]
+            if v == king:
+                frozen = False
+                continue
+            w = pair_sum - v
+            outside = bag >> BITS * w & NIBBLE
+            pyramid = by_value.get(w, 0)
+            if outside or pyramid & free_mask & ~(1 << i):
+                frozen = False
+            if clears and outside + (pyramid & present & ~related[i]).bit_count() == 1:
+                lonely |= 1 << i
+        return -1 if frozen else lonely
+
+    def _forced(self, position: Position, removals: list[SolverMove], lonely: int) -> SolverMove | None:
+        """(``lonely``: the free pyramid places whose card has one possible partner, ``_lonely``.)"""
         table = self.table
         removed = position[0]
         full = table.full
@@ -506,25 +546,15 @@ class Perfect:
             # a line that keeps the apex may end with outside pairs while one pyramid card keeps the
             # pyramid from freezing: removing that card first could end the game early
             return None
-        values, pair_sum, by_value, related = table.values, table.pair_sum, table.by_value, table.related
-        present = full & ~removed
+        if not lonely:
+            return None
         for move in removals:
             a, b = move[1], move[2]
             if b == NO_CARD:
                 continue
-            after = removed
-            for place in (a, b):
-                if place >= 0:
-                    after |= 1 << place
-            if after == full:
-                continue
-            for x in (a, b):
-                if x < 0:
-                    continue
-                w = pair_sum - values[x]
-                count = (bag >> BITS * w & NIBBLE) + (by_value.get(w, 0) & present & ~related[x]).bit_count()
-                if count == 1:
-                    return move
+            mine = (1 << a if a >= 0 else 0) | (1 << b if b >= 0 else 0)
+            if mine & lonely and removed | mine != full:
+                return move
         return None
 
     def _stack_hopeless(self, position: Position, loss: int, least: int, stock: tuple[int, int]) -> bool:
