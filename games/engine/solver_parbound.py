@@ -206,17 +206,20 @@ class StackMax:
         self.memo: dict[tuple[int, tuple[int, ...], int], tuple[int, bool]] = {}
         self.pairs = table.stock_waste_pairs
 
-    def value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
+    def value(
+        self, removed: int, waste: tuple[int, ...], bag: int, goal: int, waste_bag: tuple[int, int] | None = None
+    ) -> int:
         """``waste`` without kings' bearing on ``bag``: the waste as it lies, ``bag`` the stock's
         non-king values.  Only whether the value reaches ``goal`` matters: an answer of ``goal`` or
         more is reached by some relaxed line (the value may be higher), an answer below it is an
-        upper bound (the value may be lower)."""
+        upper bound (the value may be lower).  ``waste_bag``, if given: the waste's kings and the bag
+        of its other values."""
         self.steps = 0
-        kings, waste_bag = kings_and_bag(waste, self.table.king)
+        kings, waste_values = kings_and_bag(waste, self.table.king) if waste_bag is None else waste_bag
         try:
-            return self._value(removed, waste, bag, goal, kings, waste_bag)
+            return self._value(removed, waste, bag, goal, kings, waste_values)
         except _GaveUp:
-            return self._ceiling(removed, kings, waste_bag + bag)
+            return self._ceiling(removed, kings, waste_values + bag)
 
     def _ceiling(self, removed: int, kings: int, bag: int, goal: int | None = None) -> int:
         """The bag relaxation of the same cards (``kings`` and ``bag``: the waste's and the stock's
@@ -452,7 +455,7 @@ class Perfect:
                 # no recycle a line could still pay for: the waste is a stack for good
                 if stock is None:
                     stock = kings_and_bag(position[1] + (position[3],), king)
-                if self._stack_hopeless(position, loss, least, stock):
+                if self._stack_hopeless(position, loss, least, stock, (kings - stock[0], bag - stock[1])):
                     # a later stop of the pass has the same pyramid and its outside cards buried deeper
                     return False
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
@@ -557,10 +560,12 @@ class Perfect:
                 return move
         return None
 
-    def _stack_hopeless(self, position: Position, loss: int, least: int, stock: tuple[int, int]) -> bool:
+    def _stack_hopeless(
+        self, position: Position, loss: int, least: int, stock: tuple[int, int], waste_bag: tuple[int, int]
+    ) -> bool:
         """With no recycle that a line could still pay for, the waste is a stack for good: can such a
-        line still bring ``least`` units?  (``stock``: the kings and the bag of the other values among
-        the stock and drawn cards.)"""
+        line still bring ``least`` units?  (``stock``, ``waste_bag``: the kings and the bag of the
+        other values among the stock and drawn cards, and among the waste's.)"""
         table = self.table
         removed, _, waste, drawn = position[:4]
         king, pair_sum = table.king, table.pair_sum
@@ -582,4 +587,4 @@ class Perfect:
                 if depth + 1 > loss:
                     return True
                 break
-        return kings + self.stack.value(removed, waste, bag, least - kings) < least
+        return kings + self.stack.value(removed, waste, bag, least - kings, waste_bag) < least
