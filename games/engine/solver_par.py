@@ -12,7 +12,8 @@ still scores, and the game ends exactly where the engine ends it (cleared, froze
 
 from __future__ import annotations
 
-from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
+from .solver_position import DRAW_KIND, KING_POINTS, NO_CARD, PAIR_POINTS, RECYCLE_KIND, REMOVE, ROW_POINTS
+from .solver_position import Position, SolverMove, Table
 from .solver_parbound import Perfect, RelaxedMax, StackMax
 from .solver_relax import BITS, kings_and_bag
 from .solver_search import Budget, OutOfBudget, deep_recursion
@@ -248,12 +249,14 @@ class ParSearch:
         table = self.table
         stuck = self.stuck
         covered: int | None = None
+        start = 0
         if stuck:
             if position in self.seen:
                 return
             self.seen.add(position)
         else:
             key, code = self._key(position)
+            start = code
             covered = self.visited.get(key)
             if covered is not None and covered <= code:
                 return
@@ -269,6 +272,7 @@ class ParSearch:
         # the waste's kings and bag, kept up to date along the stretch (None: to be counted again)
         waste_bag: tuple[int, int] | None = None
         plain = not (house or self.stuck or table.drawn_model)
+        row_of = self.relaxed.row_of
         general = -1
         steps = 0
         first = True
@@ -301,7 +305,27 @@ class ParSearch:
                 removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals + table.other_moves(position) if house else removals:
                 self.path.append(move)
-                self._search(table.apply(position, move), score + table.gain(position, move))
+                if move[0] == REMOVE:
+                    # ``table.gain`` of a removal: a row can only empty where a card of it went
+                    a, b = move[1], move[2]
+                    after = removed
+                    gain = KING_POINTS
+                    if b != NO_CARD:
+                        gain = PAIR_POINTS
+                        if b >= 0:
+                            after |= 1 << b
+                    if a >= 0:
+                        after |= 1 << a
+                        mask = row_of[a]
+                        if after & mask == mask:
+                            gain += ROW_POINTS
+                    if b >= 0:
+                        other = row_of[b]
+                        if after & other == other and (a < 0 or other != row_of[a]):
+                            gain += ROW_POINTS
+                else:
+                    gain = table.gain(position, move)
+                self._search(table.apply(position, move), score + gain)
                 self.path.pop()
             if house or king is not None:
                 break
@@ -323,13 +347,24 @@ class ParSearch:
                 waste_bag = (waste_bag[0] + 1, waste_bag[1]) if v == king_value else (waste_bag[0], waste_bag[1] + (1 << BITS * v))
             else:
                 waste_bag = None
-            position = table.apply(position, step)
+            if plain and step[0] == DRAW_KIND:
+                # ``table.apply`` of a draw where no card is held in play and no house rule looks back
+                top = position[1]
+                position = (removed, top[1:], position[2] + top[:1], 0, position[4], 0)
+            else:
+                position = table.apply(position, step)
             if stuck:
                 if position in self.seen:
                     break
                 self.seen.add(position)
-            elif covered is not None and self._key(position)[1] >= covered:
-                break
+            else:
+                code = self._key(position)[1]
+                if covered is not None and code >= covered:
+                    break
+                if code >> 9 > start >> 9 and code & 511 >= start & 511:
+                    # the same stop of an earlier pass of this stretch made every move there is here, with
+                    # a recycle fewer made: its children cover these
+                    break
             self.path.append(step)
             steps += 1
         if steps:
