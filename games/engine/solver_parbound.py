@@ -13,6 +13,9 @@ from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverM
 from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
 
 
+#: ``RelaxedMax.moves``: the move taking the first free king, if any, and each free card's moves
+Moves = tuple[tuple[int, int] | None, tuple[tuple[int, tuple[int, int] | None, tuple[tuple[int, int], ...]], ...]]
+
 DRAW: SolverMove = (DRAW_KIND, 0, 0)
 RECYCLE: SolverMove = (RECYCLE_KIND, 0, 0)
 
@@ -40,6 +43,7 @@ class RelaxedMax:
         self.memo: dict[tuple[int, int], int] = {}
         self._leftover: dict[int, int] = {}
         self.shapes: dict[int, tuple[int, int]] = {}
+        self._moves: dict[int, Moves] = {}
         self.nodes = 0
         self.tick = tick
         pair_sum = table.pair_sum
@@ -95,6 +99,39 @@ class RelaxedMax:
                         cards = pab
             total += cards
         return total
+
+    def moves(self, removed: int) -> Moves:
+        """The relaxed game's moves on a pyramid (cached): the pyramid and units once the first free
+        king has gone, if one is free, else None; and, for each free card in order, its partner's
+        value, (pyramid, units) once it has gone with an outside card, and (pyramid, units) for each
+        pair it makes with a later free card.  A move that empties the pyramid is left out where
+        the relaxation counts only lines that keep it (``clears`` False)."""
+        known = self._moves.get(removed)
+        if known is not None:
+            return known
+        table = self.table
+        values, king, pair_sum = table.values, table.king, table.pair_sum
+        full = table.full if not self.clears else -1
+        free = table.free(removed)
+        king_move: tuple[int, int] | None = None
+        for i in free:
+            if values[i] == king and removed | 1 << i != full:
+                king_move = (removed | 1 << i, self._gain(removed, removed | 1 << i, 1))
+                break
+        cards: list[tuple[int, tuple[int, int] | None, tuple[tuple[int, int], ...]]] = []
+        for k, i in enumerate(free):
+            w = pair_sum - values[i]
+            after = removed | 1 << i
+            single = None if after == full else (after, self._gain(removed, after, 2))
+            pairs = tuple(
+                (removed | 1 << i | 1 << j, self._gain(removed, removed | 1 << i | 1 << j, 2))
+                for j in free[k + 1 :]
+                if values[j] == w and removed | 1 << i | 1 << j != full
+            )
+            cards.append((w, single, pairs))
+        known = (king_move, tuple(cards))
+        self._moves[removed] = known
+        return known
 
     def _shape(self, removed: int) -> tuple[int, int]:
         """(rows not yet empty + kings left, the bag of the pyramid's other values) for a pyramid."""
@@ -251,19 +288,14 @@ class StackMax:
             raise _GaveUp
         table = self.table
         relaxed = self.relaxed
-        king, pair_sum, values = table.king, table.pair_sum, table.values
+        king, pair_sum = table.king, table.pair_sum
         top = waste[-1] if waste else 0
         if top == king:
             return 1 + self._value(removed, waste[:-1], bag, goal - 1, kings - 1, waste_bag)
-        free = table.free(removed)
-        full = table.full if not relaxed.clears else -1
-        for i in free:
-            if values[i] == king:
-                after = removed | 1 << i
-                if after == full:
-                    continue
-                gain = relaxed._gain(removed, after, 1)
-                return gain + self._value(after, waste, bag, goal - gain, kings, waste_bag)
+        king_move, cards = relaxed.moves(removed)
+        if king_move is not None:
+            after, gain = king_move
+            return gain + self._value(after, waste, bag, goal - gain, kings, waste_bag)
         ceiling = self._ceiling(removed, kings, waste_bag + bag, goal)
         if ceiling < goal:
             return ceiling
@@ -284,21 +316,15 @@ class StackMax:
             w = pair_sum - top
             if self.pairs and bag >> BITS * w & NIBBLE:
                 options.append((2, removed, waste[:-1], bag - (1 << BITS * w)))
-        for k, i in enumerate(free):
-            v = values[i]
-            w = pair_sum - v
-            for j in free[k + 1 :]:
-                if values[j] == w:
-                    options.append((-1, removed | 1 << i | 1 << j, waste, bag))
-            if top == w:
-                options.append((-1, removed | 1 << i, waste[:-1], bag))
-            if bag >> BITS * w & NIBBLE:
-                options.append((-1, removed | 1 << i, waste, bag - (1 << BITS * w)))
+        for w, single, pairs in cards:
+            for after, gain in pairs:
+                options.append((gain, after, waste, bag))
+            if single is not None:
+                if top == w:
+                    options.append((single[1], single[0], waste[:-1], bag))
+                if bag >> BITS * w & NIBBLE:
+                    options.append((single[1], single[0], waste, bag - (1 << BITS * w)))
         for gain, after, after_waste, after_bag in options:
-            if after == full:
-                continue
-            if gain < 0:
-                gain = relaxed._gain(removed, after, 2)
             found = gain + self._value(
                 after, after_waste, after_bag, goal - gain, kings, waste_bag if after_waste is waste else below
             )
