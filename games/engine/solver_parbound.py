@@ -335,6 +335,11 @@ class StackMax:
         return best
 
 
+#: each clearing question is searched in tries, (each pass's later stops first?, stops or -1 for no cap),
+#: until one finishes (classic seed 125 finds its line backwards in 10k-15k stops)
+TRIES = ((False, 5000), (True, 20_000), (False, -1))
+
+
 class _Abandoned(Exception):
     """The clearing search's first, short try has used its stops."""
 
@@ -365,15 +370,12 @@ class Perfect:
     Only outside the house rules and draw-only-when-stuck.
     """
 
-    #: stops of the first try of each question (classic seed 125 finds its line in 10k-15k)
-    FIRST_STOPS = 20_000
-
     def __init__(self, table: Table, relaxed: RelaxedMax, stack: StackMax, spend: Callable[[], None]) -> None:
         self.table = table
         self.relaxed = relaxed
         self.stack = stack
         self.spend = spend
-        #: the first try of each question: the later stops of a pass first, at most ``FIRST_STOPS`` stops
+        #: the current try (``TRIES``): the later stops of a pass first? how many stops it has left
         self.backwards = False
         self.stops_left = -1
         #: (pyramid, outside sequence) -> (recycles used, loss allowed) -> the lowest pointer that failed
@@ -406,21 +408,18 @@ class Perfect:
 
     def possible(self, position: Position, loss: int) -> bool:
         """Whether such a line exists; when it does, ``line`` is one (its moves from ``position``)."""
-        self.line = []
-        # first a short search that tries the later stops of each pass first: where a line exists it
-        # often finds it far sooner; the failures it proves stay remembered for the search after it
-        self.backwards = True
-        self.stops_left = self.FIRST_STOPS
-        try:
-            found = self._search(position, loss)
-        except _Abandoned:
+        # short searches first, forwards then trying the later stops of each pass first (where a line
+        # exists, that often finds it far sooner); the failures they prove stay for the searches after
+        for self.backwards, self.stops_left in TRIES:
             self.line = []
-            self.backwards = False
-            self.stops_left = -1
-            found = self._search(position, loss)
-        if found:
-            self.line.reverse()
-        return found
+            try:
+                found = self._search(position, loss)
+            except _Abandoned:
+                continue
+            if found:
+                self.line.reverse()
+            return found
+        raise AssertionError("the last try has no cap")
 
     @staticmethod
     def _covered(entries: dict[tuple[int, int], int] | None, recycles: int, loss: int, pointer: int) -> bool:
