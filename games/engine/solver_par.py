@@ -12,9 +12,10 @@ still scores, and the game ends exactly where the engine ends it (cleared, froze
 
 from __future__ import annotations
 
-from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
+from .solver_position import DRAW_KIND, KING_POINTS, NO_CARD, PAIR_POINTS, RECYCLE_KIND, REMOVE, ROW_POINTS
+from .solver_position import Position, SolverMove, Table
 from .solver_parbound import Perfect, RelaxedMax, StackMax
-from .solver_relax import kings_and_bag
+from .solver_relax import BITS, kings_and_bag
 from .solver_search import Budget, OutOfBudget, deep_recursion
 
 
@@ -57,6 +58,9 @@ class ParSearch:
         self.pyramid_values: dict[int, frozenset[int]] = {}
         self.best = -(10**9)
         self.best_line: list[SolverMove] = []
+        #: the best score a line met so far really reaches (``best`` may be a target's assumed floor)
+        self.known = -(10**9)
+        self.known_line: list[SolverMove] = []
         self.path: list[SolverMove] = []
         #: the last pass's "buried waste" argument needs the waste to be a plain stack
         self.stack_waste = not table.house
@@ -76,6 +80,7 @@ class ParSearch:
         self.best_line = []
         if floor is not None and floor > self.best:
             self.best, self.best_line = floor, list(floor_line or [])
+        self.known, self.known_line = self.best, self.best_line
         if start[0] == table.full or table.frozen(start):
             return
         with deep_recursion():
@@ -96,8 +101,9 @@ class ParSearch:
                 return
             finally:
                 self.cap = None
-            known, known_line = self.best, self.best_line
-            while target > known:
+            # a line met by a try that finds nothing above its target's floor may still reach that floor:
+            # the try's proof then makes it the par (``known``, kept by ``_reached``)
+            while target > self.known:
                 self.visited = {}
                 self.seen = set()
                 self.path = []
@@ -111,12 +117,12 @@ class ParSearch:
                 except OutOfBudget:
                     if self.best <= target - 10:
                         # no line above the target's floor yet: the floor itself was only assumed
-                        self.best, self.best_line = known, known_line
+                        self.best, self.best_line = self.known, self.known_line
                     raise
                 if self.best > target - 10:
                     return
                 target -= 10
-            self.best, self.best_line = known, known_line
+            self.best, self.best_line = self.known, self.known_line
 
     def _apex(self) -> Perfect:
         if self.apex is None:
@@ -129,8 +135,8 @@ class ParSearch:
         removed = position[0]
         general = self.units(removed, position[1] + position[2] + (position[3],), -1)
         if position[4] < self.table.recycles and self.stack_waste:
-            usable = self.buried(position)
-            last = general if usable is None else self.units(removed, usable, -1)
+            usable = self.buried(position, kings_and_bag(position[1] + (position[3],), self.table.king))
+            last = general if usable is None else self.units_of(removed, *usable, -1)
             return max(general - 1, min(general, last))
         return general
 
@@ -140,17 +146,24 @@ class ParSearch:
         """At most how many units (cards and rows, ten points each) can still come, with ``outside``
         the values of the outside cards still usable.  Past ``threshold`` the exact figure does not
         matter: the quick ceiling is returned when it is no more than ``threshold``."""
-        kings, bag = kings_and_bag(outside, self.table.king)
+        return self.units_of(removed, *kings_and_bag(outside, self.table.king), threshold)
+
+    def units_of(self, removed: int, kings: int, bag: int, threshold: int) -> int:
+        """``units`` with the outside values given as their kings and the bag of the others."""
         relaxed = self.relaxed
+        known = relaxed.memo.get((removed, bag))
+        if known is not None:
+            return kings + known
         quick = kings + relaxed.ceiling(removed, bag)
         if quick <= threshold:
             return quick
         return kings + relaxed.value(removed, bag)
 
-    def buried(self, position: Position) -> tuple[int, ...] | None:
-        """The outside values still usable if no recycle is made, or None when that is all of them:
-        a waste card with no partner left (no pyramid card of its partner value, nor a stock or
-        drawn card where those pair with the waste) never leaves, and every card under it stays."""
+    def buried(self, position: Position, stock_bag: tuple[int, int]) -> tuple[int, int] | None:
+        """The outside values still usable if no recycle is made (their kings and the bag of the
+        others), or None when that is all of them: a waste card with no partner left (no pyramid card
+        of its partner value, nor a stock or drawn card where those pair with the waste) never leaves,
+        and every card under it stays.  ``stock_bag``: the stock's and drawn card's kings and bag."""
         removed, stock, waste, drawn, _, _ = position
         table = self.table
         if not waste or not self.stack_waste:
@@ -162,16 +175,25 @@ class ParSearch:
             self.pyramid_values[removed] = partners
         pairs = table.stock_waste_pairs
         king, pair_sum = table.king, table.pair_sum
+        kings, bag = stock_bag
         for depth in range(len(waste) - 1, -1, -1):
             v = waste[depth]
-            w = pair_sum - v
-            if v == king or w in partners or pairs and (w in stock or w == drawn):
+            if v == king:
+                kings += 1
                 continue
-            return stock + waste[depth + 1 :] + (drawn,)
+            w = pair_sum - v
+            if w in partners or pairs and (w in stock or w == drawn):
+                bag += 1 << BITS * v
+                continue
+            return kings, bag
         return None
 
-    def pruned(self, position: Position, score: int, general: int) -> bool:
-        """Can no line from ``position`` beat the best score?  ``general`` bounds the units of any line.
+    def pruned(
+        self, position: Position, score: int, general: int, outside: tuple[int, int], waste_bag: tuple[int, int]
+    ) -> bool:
+        """Can no line from ``position`` beat the best score?  ``general`` bounds the units of any line;
+        ``outside`` and ``waste_bag`` are the kings and the bag of the other values of all the outside
+        cards and of the waste's.
 
         A line that makes no further recycle keeps the waste a stack (``buried``); a line that makes
         one or more loses ten points for each, so it scores at most ``general`` units less one.
@@ -198,14 +220,15 @@ class ParSearch:
             # under the house rules waste cards pair below the top and go back into the stock without
             # a recycle: the waste is no stack, whatever recycles are left
             return general <= need
-        usable = self.buried(position)
-        if usable is not None and self.units(position[0], usable, need) <= need:
-            return True
-        removed, stock, waste, drawn, _, _ = position
+        removed, _, waste, _, _, _ = position
         if not waste:
             return False
-        kings, bag = kings_and_bag(stock + (drawn,), self.table.king)
-        return kings + self.stack.value(removed, waste, bag, need + 1 - kings) <= need
+        # the stock's and the drawn card's: every outside card not in the waste
+        kings, bag = outside[0] - waste_bag[0], outside[1] - waste_bag[1]
+        usable = self.buried(position, (kings, bag))
+        if usable is not None and self.units_of(removed, *usable, need) <= need:
+            return True
+        return kings + self.stack.value(removed, waste, bag, need + 1 - kings, waste_bag) <= need
 
     # ------------------------------------------------------------------ search
 
@@ -226,12 +249,14 @@ class ParSearch:
         table = self.table
         stuck = self.stuck
         covered: int | None = None
+        start = 0
         if stuck:
             if position in self.seen:
                 return
             self.seen.add(position)
         else:
             key, code = self._key(position)
+            start = code
             covered = self.visited.get(key)
             if covered is not None and covered <= code:
                 return
@@ -242,6 +267,12 @@ class ParSearch:
         house = table.house
         removed = position[0]
         # every stop of the stretch has the same pyramid and the same outside cards
+        king_value = table.king
+        outside = kings_and_bag(position[1] + position[2] + (position[3],), king_value)
+        # the waste's kings and bag, kept up to date along the stretch (None: to be counted again)
+        waste_bag: tuple[int, int] | None = None
+        plain = not (house or self.stuck or table.drawn_model)
+        row_of = self.relaxed.row_of
         general = -1
         steps = 0
         first = True
@@ -252,8 +283,12 @@ class ParSearch:
             self._reached(score)
             need = (self.best - score) // 10
             if general < 0:
-                general = self.units(removed, position[1] + position[2] + (position[3],), need)
-            if general <= need or self.pruned(position, score, general):
+                general = self.units_of(removed, *outside, need)
+            if general <= need:
+                break
+            if waste_bag is None:
+                waste_bag = kings_and_bag(position[2], king_value)
+            if self.pruned(position, score, general, outside, waste_bag):
                 break
             # a removal of pyramid cards alone was tried at the first stop: its child there covers this one
             if first or house:
@@ -270,7 +305,27 @@ class ParSearch:
                 removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
             for move in removals + table.other_moves(position) if house else removals:
                 self.path.append(move)
-                self._search(table.apply(position, move), score + table.gain(position, move))
+                if move[0] == REMOVE:
+                    # ``table.gain`` of a removal: a row can only empty where a card of it went
+                    a, b = move[1], move[2]
+                    after = removed
+                    gain = KING_POINTS
+                    if b != NO_CARD:
+                        gain = PAIR_POINTS
+                        if b >= 0:
+                            after |= 1 << b
+                    if a >= 0:
+                        after |= 1 << a
+                        mask = row_of[a]
+                        if after & mask == mask:
+                            gain += ROW_POINTS
+                    if b >= 0:
+                        other = row_of[b]
+                        if after & other == other and (a < 0 or other != row_of[a]):
+                            gain += ROW_POINTS
+                else:
+                    gain = table.gain(position, move)
+                self._search(table.apply(position, move), score + gain)
                 self.path.pop()
             if house or king is not None:
                 break
@@ -283,15 +338,33 @@ class ParSearch:
                 step = (RECYCLE_KIND, 0, 0)
             else:
                 break
-            position = table.apply(position, step)
             if step[0] == RECYCLE_KIND:
                 score -= 10
+                waste_bag = (0, 0)
+            elif plain and waste_bag is not None:
+                # the stock's top card goes onto the waste
+                v = position[1][0]
+                waste_bag = (waste_bag[0] + 1, waste_bag[1]) if v == king_value else (waste_bag[0], waste_bag[1] + (1 << BITS * v))
+            else:
+                waste_bag = None
+            if plain and step[0] == DRAW_KIND:
+                # ``table.apply`` of a draw where no card is held in play and no house rule looks back
+                top = position[1]
+                position = (removed, top[1:], position[2] + top[:1], 0, position[4], 0)
+            else:
+                position = table.apply(position, step)
             if stuck:
                 if position in self.seen:
                     break
                 self.seen.add(position)
-            elif covered is not None and self._key(position)[1] >= covered:
-                break
+            else:
+                code = self._key(position)[1]
+                if covered is not None and code >= covered:
+                    break
+                if code >> 9 > start >> 9 and code & 511 >= start & 511:
+                    # the same stop of an earlier pass of this stretch made every move there is here, with
+                    # a recycle fewer made: its children cover these
+                    break
             self.path.append(step)
             steps += 1
         if steps:
@@ -317,8 +390,10 @@ class ParSearch:
 
     def _reached(self, score: int, tail: list[SolverMove] | None = None) -> None:
         """A line reaching ``score``: ``path``, then ``tail`` if given."""
-        if score > self.best:
-            self.best = score
-            self.best_line = self.path + tail if tail else list(self.path)
-            if score >= self.enough:
-                raise _Found
+        if score > self.known:
+            self.known = score
+            self.known_line = self.path + tail if tail else list(self.path)
+            if score > self.best:
+                self.best, self.best_line = score, self.known_line
+                if score >= self.enough:
+                    raise _Found

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
+from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, REMOVE, STOCK_REF, Position, SolverMove, Table
 from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
 
+
+#: ``RelaxedMax.moves``: the move taking the first free king, if any, and each free card's moves
+Moves = tuple[tuple[int, int] | None, tuple[tuple[int, tuple[int, int] | None, tuple[tuple[int, int], ...]], ...]]
 
 DRAW: SolverMove = (DRAW_KIND, 0, 0)
 RECYCLE: SolverMove = (RECYCLE_KIND, 0, 0)
@@ -38,7 +41,9 @@ class RelaxedMax:
         #: False: count only relaxed lines that never empty the pyramid (for a position that cannot be won)
         self.clears = clears
         self.memo: dict[tuple[int, int], int] = {}
+        self._leftover: dict[int, int] = {}
         self.shapes: dict[int, tuple[int, int]] = {}
+        self._moves: dict[int, Moves] = {}
         self.nodes = 0
         self.tick = tick
         pair_sum = table.pair_sum
@@ -51,6 +56,9 @@ class RelaxedMax:
         """Cards the bag can pair among itself."""
         if not self.outside_pairs:
             return 0
+        known = self._leftover.get(bag)
+        if known is not None:
+            return known
         total = 0
         for a, b in self.classes:
             ca = bag >> BITS * a & NIBBLE
@@ -60,6 +68,7 @@ class RelaxedMax:
                 else:
                     cb = bag >> BITS * b & NIBBLE
                     total += 2 * (ca if ca < cb else cb)
+        self._leftover[bag] = total
         return total
 
     def ceiling(self, removed: int, bag: int) -> int:
@@ -90,6 +99,39 @@ class RelaxedMax:
                         cards = pab
             total += cards
         return total
+
+    def moves(self, removed: int) -> Moves:
+        """The relaxed game's moves on a pyramid (cached): the pyramid and units once the first free
+        king has gone, if one is free, else None; and, for each free card in order, its partner's
+        value, (pyramid, units) once it has gone with an outside card, and (pyramid, units) for each
+        pair it makes with a later free card.  A move that empties the pyramid is left out where
+        the relaxation counts only lines that keep it (``clears`` False)."""
+        known = self._moves.get(removed)
+        if known is not None:
+            return known
+        table = self.table
+        values, king, pair_sum = table.values, table.king, table.pair_sum
+        full = table.full if not self.clears else -1
+        free = table.free(removed)
+        king_move: tuple[int, int] | None = None
+        for i in free:
+            if values[i] == king and removed | 1 << i != full:
+                king_move = (removed | 1 << i, self._gain(removed, removed | 1 << i, 1))
+                break
+        cards: list[tuple[int, tuple[int, int] | None, tuple[tuple[int, int], ...]]] = []
+        for k, i in enumerate(free):
+            w = pair_sum - values[i]
+            after = removed | 1 << i
+            single = None if after == full else (after, self._gain(removed, after, 2))
+            pairs = tuple(
+                (removed | 1 << i | 1 << j, self._gain(removed, removed | 1 << i | 1 << j, 2))
+                for j in free[k + 1 :]
+                if values[j] == w and removed | 1 << i | 1 << j != full
+            )
+            cards.append((w, single, pairs))
+        known = (king_move, tuple(cards))
+        self._moves[removed] = known
+        return known
 
     def _shape(self, removed: int) -> tuple[int, int]:
         """(rows not yet empty + kings left, the bag of the pyramid's other values) for a pyramid."""
@@ -201,57 +243,60 @@ class StackMax:
         self.memo: dict[tuple[int, tuple[int, ...], int], tuple[int, bool]] = {}
         self.pairs = table.stock_waste_pairs
 
-    def value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
+    def value(
+        self, removed: int, waste: tuple[int, ...], bag: int, goal: int, waste_bag: tuple[int, int] | None = None
+    ) -> int:
         """``waste`` without kings' bearing on ``bag``: the waste as it lies, ``bag`` the stock's
         non-king values.  Only whether the value reaches ``goal`` matters: an answer of ``goal`` or
         more is reached by some relaxed line (the value may be higher), an answer below it is an
-        upper bound (the value may be lower)."""
+        upper bound (the value may be lower).  ``waste_bag``, if given: the waste's kings and the bag
+        of its other values."""
         self.steps = 0
+        kings, waste_values = kings_and_bag(waste, self.table.king) if waste_bag is None else waste_bag
         try:
-            return self._value(removed, waste, bag, goal)
+            return self._value(removed, waste, bag, goal, kings, waste_values)
         except _GaveUp:
-            return self._ceiling(removed, waste, bag)
+            return self._ceiling(removed, kings, waste_values + bag)
 
-    def _ceiling(self, removed: int, waste: tuple[int, ...], bag: int, goal: int | None = None) -> int:
-        """The bag relaxation of the same cards, which bounds the value; past a ``goal`` the quick
-        ceiling is enough when it already falls short of it."""
-        kings, bag = kings_and_bag(waste, self.table.king, bag)
+    def _ceiling(self, removed: int, kings: int, bag: int, goal: int | None = None) -> int:
+        """The bag relaxation of the same cards (``kings`` and ``bag``: the waste's and the stock's
+        together), which bounds the value; past a ``goal`` the quick ceiling is enough when it
+        already falls short of it."""
+        known = self.relaxed.memo.get((removed, bag))
+        if known is not None:
+            return kings + known
         if goal is not None:
             quick = kings + self.relaxed.ceiling(removed, bag)
             if quick < goal:
                 return quick
         return kings + self.relaxed.value(removed, bag)
 
-    def _value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
+    def _value(self, removed: int, waste: tuple[int, ...], bag: int, goal: int, kings: int, waste_bag: int) -> int:
+        """(``kings`` and ``waste_bag``: the waste's kings and the bag of its other values.)"""
         key = (removed, waste, bag)
         known = self.memo.get(key)
         if known is not None and (known[0] >= goal if known[1] else known[0] < goal):
             return known[0]
-        found = self._search(removed, waste, bag, goal)
+        found = self._search(removed, waste, bag, goal, kings, waste_bag)
         # (answer, reached): reached by a line if it met its goal, else an upper bound
         self.memo[key] = (found, found >= goal)
         return found
 
-    def _search(self, removed: int, waste: tuple[int, ...], bag: int, goal: int) -> int:
+    def _search(self, removed: int, waste: tuple[int, ...], bag: int, goal: int, kings: int, waste_bag: int) -> int:
         self.steps += 1
         if self.steps > self.effort:
             raise _GaveUp
         table = self.table
         relaxed = self.relaxed
-        king, pair_sum, values = table.king, table.pair_sum, table.values
+        king, pair_sum = table.king, table.pair_sum
         top = waste[-1] if waste else 0
         if top == king:
-            return 1 + self._value(removed, waste[:-1], bag, goal - 1)
-        free = table.free(removed)
-        full = table.full if not relaxed.clears else -1
-        for i in free:
-            if values[i] == king:
-                after = removed | 1 << i
-                if after == full:
-                    continue
-                gain = relaxed._gain(removed, after, 1)
-                return gain + self._value(after, waste, bag, goal - gain)
-        ceiling = self._ceiling(removed, waste, bag, goal)
+            return 1 + self._value(removed, waste[:-1], bag, goal - 1, kings - 1, waste_bag)
+        king_move, cards = relaxed.moves(removed)
+        if king_move is not None:
+            after, gain = king_move
+            return gain + self._value(after, waste, bag, goal - gain, kings, waste_bag)
+        ceiling = self._ceiling(removed, kings, waste_bag + bag, goal)
         if ceiling < goal:
             return ceiling
         if not waste:
@@ -265,31 +310,38 @@ class StackMax:
         if best >= goal:
             return best
         options: list[tuple[int, int, tuple[int, ...], int]] = []
+        # the waste's bag once its top has gone
+        below = waste_bag - (1 << BITS * top) if top else waste_bag
         if top:
             w = pair_sum - top
             if self.pairs and bag >> BITS * w & NIBBLE:
                 options.append((2, removed, waste[:-1], bag - (1 << BITS * w)))
-        for k, i in enumerate(free):
-            v = values[i]
-            w = pair_sum - v
-            for j in free[k + 1 :]:
-                if values[j] == w:
-                    options.append((-1, removed | 1 << i | 1 << j, waste, bag))
-            if top == w:
-                options.append((-1, removed | 1 << i, waste[:-1], bag))
-            if bag >> BITS * w & NIBBLE:
-                options.append((-1, removed | 1 << i, waste, bag - (1 << BITS * w)))
+        for w, single, pairs in cards:
+            for after, gain in pairs:
+                options.append((gain, after, waste, bag))
+            if single is not None:
+                if top == w:
+                    options.append((single[1], single[0], waste[:-1], bag))
+                if bag >> BITS * w & NIBBLE:
+                    options.append((single[1], single[0], waste, bag - (1 << BITS * w)))
         for gain, after, after_waste, after_bag in options:
-            if after == full:
-                continue
-            if gain < 0:
-                gain = relaxed._gain(removed, after, 2)
-            found = gain + self._value(after, after_waste, after_bag, goal - gain)
+            found = gain + self._value(
+                after, after_waste, after_bag, goal - gain, kings, waste_bag if after_waste is waste else below
+            )
             if found > best:
                 best = found
                 if best >= goal:
                     return best
         return best
+
+
+#: each clearing question is searched in tries, (each pass's later stops first?, stops or -1 for no cap),
+#: until one finishes (classic seed 125 finds its line backwards in 10k-15k stops)
+TRIES = ((False, 5000), (True, 20_000), (False, -1))
+
+
+class _Abandoned(Exception):
+    """The clearing search's first, short try has used its stops."""
 
 
 class Perfect:
@@ -313,7 +365,8 @@ class Perfect:
     Every move removes a card, moves the pointer on or spends a recycle, so there are no cycles and
     failures are remembered for the whole par search by (pyramid, outside sequence) and, under it,
     (recycles used, ``loss``) with the lowest pointer that failed; ``_covered`` says which stops a
-    failure covers.
+    failure covers.  Each question is first given to a short search that tries each pass's stops
+    from the last (it meets an existing line sooner); abandoned, it leaves only finished failures.
     Only outside the house rules and draw-only-when-stuck.
     """
 
@@ -322,6 +375,9 @@ class Perfect:
         self.relaxed = relaxed
         self.stack = stack
         self.spend = spend
+        #: the current try (``TRIES``): the later stops of a pass first? how many stops it has left
+        self.backwards = False
+        self.stops_left = -1
         #: (pyramid, outside sequence) -> (recycles used, loss allowed) -> the lowest pointer that failed
         self.failed: dict[tuple[int, tuple[int, ...]], dict[tuple[int, int], int]] = {}
         #: the line the last ``possible`` found, once it answers yes (built backwards on the way up)
@@ -330,6 +386,8 @@ class Perfect:
         self.clears = relaxed.clears
         #: the pyramid a line ends with at best: empty, or the apex alone
         self.goal = table.full if self.clears else table.full & ~1
+        #: the free places of a pyramid by value, by pyramid
+        self.free_by_value: dict[int, dict[int, tuple[int, ...]]] = {}
         #: the units a pyramid still holds (its cards and rows; the apex and its row left out where
         #: the pyramid cannot be cleared), by pyramid
         self.pyramid_units: dict[int, int] = {}
@@ -350,11 +408,18 @@ class Perfect:
 
     def possible(self, position: Position, loss: int) -> bool:
         """Whether such a line exists; when it does, ``line`` is one (its moves from ``position``)."""
-        self.line = []
-        if self._search(position, loss):
-            self.line.reverse()
-            return True
-        return False
+        # short searches first, forwards then trying the later stops of each pass first (where a line
+        # exists, that often finds it far sooner); the failures they prove stay for the searches after
+        for self.backwards, self.stops_left in TRIES:
+            self.line = []
+            try:
+                found = self._search(position, loss)
+            except _Abandoned:
+                continue
+            if found:
+                self.line.reverse()
+            return found
+        raise AssertionError("the last try has no cap")
 
     @staticmethod
     def _covered(entries: dict[tuple[int, int], int] | None, recycles: int, loss: int, pointer: int) -> bool:
@@ -412,53 +477,52 @@ class Perfect:
         if removed == self.goal and len(sequence) <= loss:
             # the apex alone is left (the pyramid cannot be cleared), and few enough outside cards
             return True
-        if table.frozen(position):
-            return False
-        units = self.units(position)
         king = table.king
         kings, bag = kings_and_bag(sequence, king)
-        relaxed = self.relaxed
-        if kings + relaxed.ceiling(removed, bag) < units - loss:
+        lonely = self._lonely(removed, bag)
+        if lonely < 0:
             return False
-        general = kings + relaxed.value(removed, bag)
+        units = self.units(position)
+        relaxed = self.relaxed
+        known = relaxed.memo.get((removed, bag))
+        if known is None and kings + relaxed.ceiling(removed, bag) < units - loss:
+            return False
+        general = kings + (known if known is not None else relaxed.value(removed, bag))
         first = True
         # the stock's kings and bag, once the stack bound is asked for (kept up to date along the stretch)
         stock: tuple[int, int] | None = None
         recycles = table.recycles
         # the draws and recycles made along the stretch so far
         steps: list[SolverMove] = []
+        # the stops worth trying: (position, its moves, the loss it allows, how many steps lead to it)
+        stops: list[tuple[Position, list[SolverMove], int, int]] = []
         while True:
             self.spend()
+            self.stops_left -= 1
+            if not self.stops_left:
+                raise _Abandoned
             least = units - loss
             if general < least:
-                return False
+                break
             if position[2] and not (loss and position[4] < recycles and general - 1 >= least):
                 # no recycle a line could still pay for: the waste is a stack for good
                 if stock is None:
                     stock = kings_and_bag(position[1] + (position[3],), king)
-                if self._stack_hopeless(position, loss, least, stock):
+                if self._stack_hopeless(position, loss, least, stock, (kings - stock[0], bag - stock[1])):
                     # a later stop of the pass has the same pyramid and its outside cards buried deeper
-                    return False
+                    break
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
             # later stop's; and a forced one would have been forced there already
-            removals = table.removals(position) if first else table.outside_removals(position)
-            forced = self._forced(position, removals)
-            for move in removals if forced is None else [forced]:
-                after = table.apply(position, move)
-                if after[0] == full:
-                    # a line that keeps the apex never gets here
-                    if self.clears and len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= loss:
-                        self.line.append(move)
-                        self.line.extend(reversed(steps))
-                        return True
-                    continue
-                if self._search(after, loss):
-                    self.line.append(move)
-                    self.line.extend(reversed(steps))
-                    return True
+            removals = table.removals(position) if first else self._outside_removals(position)
+            forced = self._forced(position, removals, lonely)
             if forced is not None:
                 # every such line from here, later stops included, may make it first
-                return False
+                stops.append((position, [forced], loss, len(steps)))
+                break
+            if removals:
+                if len(removals) > 1:
+                    removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
+                stops.append((position, removals, loss, len(steps)))
             first = False
             if position[1]:
                 steps.append(DRAW)
@@ -469,20 +533,105 @@ class Perfect:
                         # the stock's top card goes onto the waste
                         v = position[1][0]
                         stock = (stock[0] - 1, stock[1]) if v == king else (stock[0], stock[1] - (1 << BITS * v))
-                position = table.apply(position, DRAW)
+                if self.drawn_model:
+                    position = table.apply(position, DRAW)
+                else:
+                    # ``table.apply`` of a draw where no card is held in play
+                    top = position[1]
+                    position = (removed, top[1:], position[2] + top[:1], 0, position[4], 0)
             elif loss and position[4] < recycles and (position[2] or position[3]):
                 position = table.apply(position, RECYCLE)
                 steps.append(RECYCLE)
                 loss -= 1
                 stock = None
             else:
-                return False
-            if self._covered(entries, position[4], loss, self._pointer(position)):
-                return False
+                break
+            if entries is not None and self._covered(entries, position[4], loss, self._pointer(position)):
+                break
+        if self.backwards:
+            stops.sort(key=lambda stop: (stop[0][4], -stop[3]))
+        for position, moves, allowed, made in stops:
+            for move in moves:
+                after = table.apply(position, move)
+                if after[0] == full:
+                    # a line that keeps the apex never gets here
+                    if self.clears and len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= allowed:
+                        self.line.append(move)
+                        self.line.extend(reversed(steps[:made]))
+                        return True
+                    continue
+                if self._search(after, allowed):
+                    self.line.append(move)
+                    self.line.extend(reversed(steps[:made]))
+                    return True
+        return False
 
-    def _forced(self, position: Position, removals: list[SolverMove]) -> SolverMove | None:
-        table = self.table
+    def _outside_removals(self, position: Position) -> list[SolverMove]:
+        """``Table.outside_removals``, the free places of each value taken from a cache by pyramid."""
         removed, stock, waste, drawn = position[:4]
+        table = self.table
+        by_value = self.free_by_value.get(removed)
+        if by_value is None:
+            values = table.values
+            by_value = {}
+            for i in table.free(removed):
+                by_value[values[i]] = by_value.get(values[i], ()) + (i,)
+            self.free_by_value[removed] = by_value
+        king, pair_sum = table.king, table.pair_sum
+        moves: list[SolverMove] = []
+        first = 0
+        if table.stock_top:
+            first = stock[0] if stock else 0
+        elif table.drawn_model:
+            first = drawn
+        if first:
+            if first == king:
+                moves.append((REMOVE, STOCK_REF, NO_CARD))
+            else:
+                moves.extend((REMOVE, i, STOCK_REF) for i in by_value.get(pair_sum - first, ()))
+        if waste:
+            top = waste[-1]
+            if top == king:
+                moves.append((REMOVE, -2, NO_CARD))
+            else:
+                moves.extend((REMOVE, i, -2) for i in by_value.get(pair_sum - top, ()))
+            if first and table.stock_waste_pairs and first + top == pair_sum:
+                moves.append((REMOVE, STOCK_REF, -2))
+        return moves
+
+    def _lonely(self, removed: int, bag: int) -> int:
+        """-1 if the pyramid is frozen (the engine's test: no free card is a king or has a partner to
+        come); else, where the pyramid must be cleared, the free pyramid places whose card has exactly
+        one card left that could ever take it, as a mask (``bag``: the outside cards' values other
+        than kings).  Both hold for every stop of a stretch."""
+        table = self.table
+        values, king, pair_sum, by_value, related = table.values, table.king, table.pair_sum, table.by_value, table.related
+        free = table.free(removed)
+        free_mask = 0
+        for i in free:
+            free_mask |= 1 << i
+        present = table.full & ~removed
+        frozen = True
+        lonely = 0
+        clears = self.clears
+        for i in free:
+            v = values[i]
+            if v == king:
+                frozen = False
+                continue
+            w = pair_sum - v
+            outside = bag >> BITS * w & NIBBLE
+            pyramid = by_value.get(w, 0)
+            if outside or pyramid & free_mask & ~(1 << i):
+                frozen = False
+            if clears and outside + (pyramid & present & ~related[i]).bit_count() == 1:
+                lonely |= 1 << i
+        return -1 if frozen else lonely
+
+    def _forced(self, position: Position, removals: list[SolverMove], lonely: int) -> SolverMove | None:
+        """(``lonely``: the free pyramid places whose card has one possible partner, ``_lonely``.)"""
+        table = self.table
+        removed = position[0]
         full = table.full
         clears = self.clears
         for move in removals:
@@ -493,36 +642,31 @@ class Perfect:
             # a line that keeps the apex may end with outside pairs while one pyramid card keeps the
             # pyramid from freezing: removing that card first could end the game early
             return None
-        values, pair_sum, by_value, related = table.values, table.pair_sum, table.by_value, table.related
-        present = full & ~removed
+        if not lonely:
+            return None
         for move in removals:
             a, b = move[1], move[2]
             if b == NO_CARD:
                 continue
-            after = removed
-            for place in (a, b):
-                if place >= 0:
-                    after |= 1 << place
-            if after == full:
-                continue
-            for x in (a, b):
-                if x < 0:
-                    continue
-                w = pair_sum - values[x]
-                count = stock.count(w) + waste.count(w) + (drawn == w)
-                count += bin(by_value.get(w, 0) & present & ~related[x]).count("1")
-                if count == 1:
-                    return move
+            mine = (1 << a if a >= 0 else 0) | (1 << b if b >= 0 else 0)
+            if mine & lonely and removed | mine != full:
+                return move
         return None
 
-    def _stack_hopeless(self, position: Position, loss: int, least: int, stock: tuple[int, int]) -> bool:
+    def _stack_hopeless(
+        self, position: Position, loss: int, least: int, stock: tuple[int, int], waste_bag: tuple[int, int]
+    ) -> bool:
         """With no recycle that a line could still pay for, the waste is a stack for good: can such a
-        line still bring ``least`` units?  (``stock``: the kings and the bag of the other values among
-        the stock and drawn cards.)"""
+        line still bring ``least`` units?  (``stock``, ``waste_bag``: the kings and the bag of the
+        other values among the stock and drawn cards, and among the waste's.)"""
         table = self.table
         removed, _, waste, drawn = position[:4]
         king, pair_sum = table.king, table.pair_sum
         kings, bag = stock
+        known = self.stack.memo.get((removed, waste, bag))
+        if known is not None and (known[0] >= least - kings if known[1] else known[0] < least - kings):
+            # answered before (the test below only finds sooner what the stack bound finds too)
+            return not known[1]
         # the values a waste card could still pair with: in the pyramid, or in the stock where they pair
         pyramid = table.present_values(removed)
         pairs = table.stock_waste_pairs
@@ -536,4 +680,4 @@ class Perfect:
                 if depth + 1 > loss:
                     return True
                 break
-        return kings + self.stack.value(removed, waste, bag, least - kings) < least
+        return kings + self.stack.value(removed, waste, bag, least - kings, waste_bag) < least
