@@ -359,15 +359,15 @@ class WinSearch:
                     if final_place < 0:
                         return False
                     final_dead = dead
+                if self.segmented and dead != last_dead:
+                    # (before the stack relaxation: cheaper) a draw that buries nothing new moves a card within the first segment: the same segments
+                    if not self.segment.clearable(removed, self.segment.segments(removed, waste[dead:], stock)):
+                        return False
                 if position[2] and not single and (not self.house or self.budget.nodes > self.HOUSE_STACK_AFTER):
                     if stock_bag < 0 or table.drawn_model:
                         stock_bag = self.outside_bag(position[1] + (position[3],))
                         waste_bag = self.outside_bag(position[2])
                     if not self.stack_clearable(position, stock_bag, waste_bag):
-                        return False
-                if self.segmented and dead != last_dead:
-                    # a draw that buries nothing new moves a card within the first segment: the same segments
-                    if not self.segment.clearable(removed, self.segment.segments(removed, waste[dead:], stock)):
                         return False
                 last_dead = dead
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
