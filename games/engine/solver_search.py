@@ -360,7 +360,8 @@ class WinSearch:
                         return False
                     final_dead = dead
                 if self.segmented and dead != last_dead:
-                    # (before the stack relaxation: cheaper) a draw that buries nothing new moves a card within the first segment: the same segments
+                    # (before the stack relaxation, which costs more) a draw that buries nothing new
+                    # moves a card within the first segment: the same segments
                     if not self.segment.clearable(removed, self.segment.segments(removed, waste[dead:], stock)):
                         return False
                 if position[2] and not single and (not self.house or self.budget.nodes > self.HOUSE_STACK_AFTER):
