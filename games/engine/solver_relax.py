@@ -199,11 +199,17 @@ class StackRelaxation:
         self.reach = table.reach
         #: how deep under the waste top a stock card finds a partner
         self.bag_reach = max(table.reach - 1, 1 if table.stock_waste_pairs else 0)
+        #: the waste's buried cards (``buried``) are left out (where stock and waste pair, only the
+        #: top is looked at, in ``_search``: cheaper)
+        self.unbury = self.reach == 1 and not self.bag_reach
 
-    def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
-        """``bag`` holds the stock's values, ``waste_bag`` the waste's (kings left out of both)."""
+    def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, unburied: bool = False) -> bool:
+        """``bag`` holds the stock's values, ``waste_bag`` the waste's (kings left out of both);
+        ``unburied``: the caller has already taken the buried cards off ``waste`` and its bag."""
         self.steps = 0
         try:
+            if unburied and self.unbury:
+                return self._known(removed, waste, bag & self.table.useful_nibbles(removed), waste_bag)
             return self._clearable(removed, waste, bag, waste_bag)
         except _GaveUp:
             return True
@@ -211,11 +217,13 @@ class StackRelaxation:
     def _clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
         if removed == self.table.full:
             return True
-        if self.reach == 1 and not self.bag_reach:
-            # (where stock and waste pair, only the top is looked at, in ``_search``: cheaper)
+        if self.unbury:
             waste, waste_bag = self._unburied(removed, waste, bag, waste_bag)
             # a stock card meets only pyramid cards here: one whose partner value has left is of no use
             bag &= self.table.useful_nibbles(removed)
+        return self._known(removed, waste, bag, waste_bag)
+
+    def _known(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> bool:
         if not waste:
             # with the waste gone, only the bag is left: the bag relaxation itself
             return self.relaxation.clearable(removed, bag)

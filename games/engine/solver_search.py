@@ -334,6 +334,8 @@ class WinSearch:
         # where the last final card found lies in the waste above its buried cards and the stock, and
         # how many cards were buried then (rule 8)
         final_place = final_dead = -1
+        # the bag of the waste's buried cards, and how many they were
+        buried_bag, buried_dead = 0, 0
         plain = not (self.house or stuck or table.drawn_model)
         while True:
             self.budget.spend()
@@ -368,7 +370,13 @@ class WinSearch:
                     if stock_bag < 0 or table.drawn_model:
                         stock_bag = self.outside_bag(position[1] + (position[3],))
                         waste_bag = self.outside_bag(position[2])
-                    if not self.stack_clearable(position, stock_bag, waste_bag):
+                    if self.stack.unbury:
+                        # the buried cards just found, left out here as the relaxation would leave them
+                        if dead != buried_dead:
+                            buried_bag, buried_dead = self.outside_bag(waste[:dead]), dead
+                        if not self.stack.clearable(removed, waste[dead:], stock_bag, waste_bag - buried_bag, unburied=True):
+                            return False
+                    elif not self.stack_clearable(position, stock_bag, waste_bag):
                         return False
                 last_dead = dead
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
