@@ -397,7 +397,9 @@ class WinSearch:
             else:
                 # the lowest pyramid card first (pyramid places count up row by row; outside places are
                 # negative, so a pair of two outside cards comes last): it opens the most cards above
-                if self.shuffle is None:
+                if len(removals) < 2:
+                    pass
+                elif self.shuffle is None:
                     removals.sort(key=lambda move: -max(move[1], move[2]))
                 else:
                     self.shuffle.shuffle(removals)
