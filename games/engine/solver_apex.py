@@ -57,7 +57,7 @@ class FinalCard:
         known = self._needs.get(removed)
         if known is None:
             table = self.table
-            king, pair_sum, values, related, by_value = table.king, table.pair_sum, table.values, table.related, table.by_value
+            king, pair_sum, values, mates, by_value = table.king, table.pair_sum, table.values, table.mates, table.by_value
             present = table.full & ~removed & ~APEX
             wanted: dict[int, int] = {}
             rest = present
@@ -69,7 +69,7 @@ class FinalCard:
                 if v == king:
                     continue
                 w = pair_sum - v
-                if not by_value.get(w, 0) & present & ~related[i]:
+                if not mates[i] & present:
                     wanted[w] = wanted.get(w, 0) + 1
             room = tuple((by_value.get(pair_sum - u, 0) & present).bit_count() for u in range(king + 1))
             known = (tuple(wanted.items()), room)
