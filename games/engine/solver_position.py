@@ -142,12 +142,8 @@ class Table:
         are gone: four bits for each value whose partner value is left in the pyramid (cached)."""
         known = self._useful.get(removed)
         if known is None:
-            values = self.present_values(removed)
-            known = 0
-            for v in range(1, self.king):
-                if values >> self.pair_sum - v & 1:
-                    known |= 15 << 4 * v
-            self._useful[removed] = known
+            partnered = self.waste_rule(removed)[0]
+            known = self._useful[removed] = sum(15 << 4 * v for v in range(1, self.king) if partnered >> v & 1)
         return known
 
     def count_besides_kings(self, removed: int) -> int:
