@@ -80,9 +80,10 @@ return {count, ttl, 1}
 #: after the other (a user's and an address's, say); ARGV for each caller the number of its
 #: counters, then a (limit, window in ms) pair per counter.  Every counter counts the hit; for each
 #: caller, in order, the 1-based index of its first counter over its limit (0 if none) and the ms
-#: left in that counter's window.
+#: left in that counter's window; then, for each key in order, its count after that hit and the
+#: ms left in its window (what the frame counter's fast lane reads).
 HITS = """
-local answers, k, a = {}, 1, 1
+local answers, counts, k, a = {}, {}, 1, 1
 while a <= #ARGV do
   local n = tonumber(ARGV[a])
   local over, wait = 0, 0
@@ -98,11 +99,14 @@ while a <= #ARGV do
     if over == 0 and count > limit then
       over, wait = i, ttl
     end
+    counts[#counts + 1] = count
+    counts[#counts + 1] = ttl
   end
   answers[#answers + 1] = over
   answers[#answers + 1] = wait
   k, a = k + n, a + 2 * n + 1
 end
+for i = 1, #counts do answers[#answers + 1] = counts[i] end
 return answers
 """
 
@@ -322,7 +326,7 @@ def hits(names: list[str], rates: list[Rate]) -> Verdict:
         import redis
 
         try:
-            over, wait = client.eval(HITS, len(names), *names, len(names), *_limits(rates))
+            over, wait = client.eval(HITS, len(names), *names, len(names), *_limits(rates))[:2]
         except redis.RedisError as error:
             _warn(error)
         else:
@@ -370,30 +374,79 @@ def _aredis() -> Any:
 class _FrameCounter:
     """Counts the frames of every socket of one event loop in Redis, one script call at a time.
 
-    Every frame a client sends is counted before it is delivered.  One call per frame would put a
-    round trip to Redis, and a connection, behind each of them: a burst of frames from hundreds of
-    sockets would want hundreds of connections at once.  Here the frames that arrive while a call
-    is out wait for the next one and go together in one ``HITS`` (each frame's counters as if it
-    were alone, in the order the frames came), so there is never more than one call out,
-    and a frame on a quiet server still goes at once.
+    Every frame a client sends is counted in Redis.  One call per frame would put a round trip to
+    Redis, and a connection, behind each of them: a burst of frames from hundreds of sockets would
+    want hundreds of connections at once.  Here the frames that arrive while a call is out go
+    together in the next one (``HITS``: each frame's counters as if it were alone, in the order the
+    frames came), so there is never more than one call out.
+
+    A frame waits for its call's answer unless it is in the *fast lane*: each of its counters was
+    read in this window (by an earlier answer), and that count plus every frame of this process
+    counted on it since still leaves ``FAST_HEADROOM`` of the limit free.  A fast frame is
+    delivered at once and counted in the next call all the same, which waits ``FAST_GATHER`` for
+    company while no frame waits for it.  The first frame of a counter, a frame near its limit and
+    a frame after its window ran out all wait, so a limit lets in exactly its count from one
+    process.  Only frames of other processes counted between two answers can make a fast frame
+    one over the limit, and they would have to fill the headroom within one round trip to Redis.
     """
+
+    #: the share of a limit (at least one frame) under which a frame waits for its answer
+    FAST_HEADROOM = 0.1
+    #: seconds a call of fast frames alone waits for more frames
+    FAST_GATHER = 0.01
 
     def __init__(self, client: Any) -> None:
         self.client = client
-        self.waiting: list[tuple[list[str], list[Rate], asyncio.Future[Verdict]]] = []
+        self.waiting: list[tuple[list[str], list[Rate], asyncio.Future[Verdict] | None]] = []
         self.flushing: asyncio.Future[None] | None = None
+        #: per counter, its count as the last answer read it and the monotonic time its window ends
+        self.read: dict[str, tuple[int, float]] = {}
+        #: per counter, this process's frames not in that count yet (waiting, or in the call out)
+        self.since: dict[str, int] = {}
+        #: set when a frame that waits arrives while a call of fast frames gathers company
+        self.wake: asyncio.Future[None] | None = None
 
-    def hits(self, names: list[str], rates: list[Rate]) -> asyncio.Future[Verdict]:
-        future: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
+    def _fast(self, names: list[str], rates: list[Rate]) -> bool:
+        now = time.monotonic()
+        for name, rate in zip(names, rates):
+            known = self.read.get(name)
+            if known is None or now >= known[1]:
+                return False
+            if known[0] + self.since.get(name, 0) + 1 > rate.count - max(1, int(rate.count * self.FAST_HEADROOM)):
+                return False
+        return True
+
+    def hits(self, names: list[str], rates: list[Rate]) -> asyncio.Future[Verdict] | None:
+        """The frame's verdict to come, or None when it may go at once (it is counted all the same)."""
+        future: asyncio.Future[Verdict] | None = None
+        if not self._fast(names, rates):
+            future = asyncio.get_running_loop().create_future()
+            if self.wake is not None and not self.wake.done():
+                self.wake.set_result(None)
         self.waiting.append((names, rates, future))
+        for name in names:
+            self.since[name] = self.since.get(name, 0) + 1
         if self.flushing is None:
             self.flushing = asyncio.ensure_future(self._flush())
         return future
 
+    async def _gather(self) -> None:
+        loop = asyncio.get_running_loop()
+        wake = self.wake = loop.create_future()
+        timer = loop.call_later(self.FAST_GATHER, lambda: wake.done() or wake.set_result(None))
+        try:
+            await wake
+        finally:
+            timer.cancel()
+            self.wake = None
+
     async def _flush(self) -> None:
         try:
             while self.waiting:
+                if all(future is None for _, _, future in self.waiting):
+                    await self._gather()
                 batch, self.waiting = self.waiting, []
+                sent = time.monotonic()
                 keys: list[str] = []
                 args: list[int] = []
                 for names, rates, _ in batch:
@@ -405,19 +458,40 @@ class _FrameCounter:
                 except Exception as error:  # Redis away, or no connection free in time: as ``hits`` does
                     _warn(error)
                     answers = None
-                for index, (names, rates, future) in enumerate(batch):
-                    if future.done():
-                        continue  # its socket went away meanwhile
-                    if answers is None:
-                        future.set_result(_memory_hits(names, rates))
+                for name in keys:
+                    left = self.since[name] - 1
+                    if left:
+                        self.since[name] = left
                     else:
-                        over, wait = int(answers[2 * index]), int(answers[2 * index + 1])
-                        future.set_result(Verdict(not over, over, max(wait, 0) / 1000))
+                        del self.since[name]
+                if answers is None:
+                    self.read.clear()  # until Redis answers again, every frame waits (and counts in memory)
+                    for names, rates, future in batch:
+                        verdict = _memory_hits(names, rates)
+                        if future is not None and not future.done():
+                            future.set_result(verdict)
+                    continue
+                self._remember(keys, answers[2 * len(batch):], sent)
+                for index, (names, rates, future) in enumerate(batch):
+                    if future is None or future.done():
+                        continue  # a fast frame, or its socket went away meanwhile
+                    over, wait = int(answers[2 * index]), int(answers[2 * index + 1])
+                    future.set_result(Verdict(not over, over, max(wait, 0) / 1000))
         finally:
             self.flushing = None
 
+    def _remember(self, keys: list[str], counts: list[Any], sent: float) -> None:
+        """The counts an answer read (a counter's last frame in the call carries its latest), each
+        window's end measured from when the call left, so never later than Redis's."""
+        if len(self.read) > 50_000:
+            now = time.monotonic()
+            self.read = {name: known for name, known in self.read.items() if known[1] > now}
+        for index, name in enumerate(keys):
+            self.read[name] = (int(counts[2 * index]), sent + max(int(counts[2 * index + 1]), 0) / 1000)
+
 
 _frame_counters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _FrameCounter] = weakref.WeakKeyDictionary()
+_ALLOWED = Verdict(True, 0, 0.0)
 
 
 async def ahits(names: list[str], rates: list[Rate]) -> Verdict:
@@ -429,7 +503,8 @@ async def ahits(names: list[str], rates: list[Rate]) -> Verdict:
     counter = _frame_counters.get(loop)
     if counter is None or counter.client is not client:
         counter = _frame_counters[loop] = _FrameCounter(client)
-    return await counter.hits(names, rates)
+    future = counter.hits(names, rates)
+    return _ALLOWED if future is None else await future
 
 
 async def aacquire(keys: list[str], caps: list[int], member: str) -> int:

@@ -201,6 +201,90 @@ async def test_a_frame_whose_socket_went_away_leaves_the_others_counted(redis_ur
     assert [(await first).allowed, (await last).allowed] == [True, False], "the gone frame was counted too"
 
 
+async def _settled(counter: Any) -> None:
+    """Until the frame counter has no call out and nothing waiting."""
+    import asyncio
+
+    while counter.flushing is not None:
+        await asyncio.sleep(0.005)
+
+
+async def test_frames_far_below_their_limits_go_at_once_and_are_counted_all_the_same(redis_url):
+    """Once an answer has read a counter, a frame far below its limit does not wait for Redis;
+    Redis still counts every frame."""
+    import asyncio
+
+    import redis
+
+    from piramide_site import limits
+
+    name, rate = limits.key("test", "frames", "fast"), limits.Rate.parse("1000/min")
+    assert (await limits.ahits([name], [rate])).allowed  # the first frame waits: nothing read yet
+    counter = limits._frame_counters[asyncio.get_running_loop()]
+    await _settled(counter)
+    for _ in range(50):
+        frame = asyncio.ensure_future(limits.ahits([name], [rate]))
+        await asyncio.sleep(0)  # one step of the loop: no answer from Redis can be in yet
+        assert frame.done() and frame.result().allowed
+    await _settled(counter)
+    assert int(redis.Redis.from_url(redis_url).get(name)) == 51
+    assert not counter.since, "every frame's count was read back"
+
+
+async def test_near_its_limit_a_frame_waits_and_the_limit_lets_in_exactly_its_count(redis_url):
+    import asyncio
+
+    from piramide_site import limits
+
+    name, rate = limits.key("test", "frames", "near"), limits.Rate.parse("20/min")
+    verdicts = []
+    waited = 0
+    for _ in range(30):
+        frame = asyncio.ensure_future(limits.ahits([name], [rate]))
+        await asyncio.sleep(0)
+        waited += not frame.done()
+        verdicts.append((await frame).allowed)
+    assert verdicts == [True] * 20 + [False] * 10
+    # the first frame and every frame within two (a tenth of 20) of the limit waited
+    assert waited == 1 + 12
+
+
+async def test_frames_counted_by_other_processes_are_read_back_before_the_limit(redis_url):
+    """Another process's frames (here, counted straight into Redis) come back with the next
+    answer: this process's frames then wait near the limit and stop at it."""
+    import asyncio
+
+    import redis
+
+    from piramide_site import limits
+
+    name, rate = limits.key("test", "frames", "shared"), limits.Rate.parse("100/min")
+    assert (await limits.ahits([name], [rate])).allowed
+    counter = limits._frame_counters[asyncio.get_running_loop()]
+    await _settled(counter)
+    redis.Redis.from_url(redis_url).incrby(name, 95)
+    assert (await limits.ahits([name], [rate])).allowed  # fast: its count (97) is read back after
+    await _settled(counter)
+    verdicts = [(await limits.ahits([name], [rate])).allowed for _ in range(5)]
+    assert verdicts == [True, True, True, False, False]
+
+
+async def test_after_its_window_a_counter_is_read_again_before_a_frame_goes(redis_url):
+    import asyncio
+
+    from piramide_site import limits
+
+    name, rate = limits.key("test", "frames", "window"), limits.Rate.parse("1000/1s")
+    assert (await limits.ahits([name], [rate])).allowed
+    counter = limits._frame_counters[asyncio.get_running_loop()]
+    await _settled(counter)
+    await asyncio.sleep(1.05)
+    frame = asyncio.ensure_future(limits.ahits([name], [rate]))
+    await asyncio.sleep(0)
+    assert not frame.done(), "the window this counter was read in is over: the frame waits"
+    assert (await frame).allowed
+
+
 async def test_while_redis_is_down_frames_are_counted_in_memory(settings, caplog):
     import asyncio
 
