@@ -377,13 +377,16 @@ class GameConsumer(LiveConsumer):
         player = self._player()
         self.answering = asyncio.get_running_loop().create_future()
         try:
-            play = None
             if call is services.game_move_make and live_moves.enabled():
-                play = await live_moves.move_make(game_id=self.game_id, player=player, **kwargs)
-            if play is not None:
-                reply = _reply(play, ref)
-            else:
-                reply = await db_call(_play_reply)(call, ref, game_id=self.game_id, player=player, **kwargs)
+                made = await live_moves.move_make(game_id=self.game_id, player=player, **kwargs)
+                if made is not None:
+                    self.answered = max(self.answered, made.version)
+                    try:
+                        await self.send(text_data=made.answer(ref))
+                    finally:
+                        made.publish()  # the move is stored: its events leave whatever became of this socket
+                    return
+            reply = await db_call(_play_reply)(call, ref, game_id=self.game_id, player=player, **kwargs)
             self.answered = max(self.answered, reply["version"])
             await self.send_json(reply)
         finally:

@@ -483,10 +483,34 @@ def publish_game_move_made(*, game: Game, state: EngineGame) -> None:
         publish_game_finished(game=game, state=state)
 
 
-def publish_game_move_made_from_loop(*, game: Game, state: EngineGame) -> None:
-    """The same events for a move that keeps the game going, from a coroutine on the server's
-    loop whose own write has committed (games/live_moves.py): queued for the loop's publisher."""
-    _enqueue(asyncio.get_running_loop(), [(group, encode(event)) for group, event in _move_made_sends(game, state)])
+def with_view(message: dict[str, Any], field: str, view_text: str) -> str:
+    """``json.dumps(message)`` with the game view's text, encoded once, as its last field ``field``."""
+    head = json.dumps({**message, field: None})
+    return head[: -len("null}")] + view_text + "}"
+
+
+def move_made_from_loop(*, game: Game, state: EngineGame) -> tuple[str, list[tuple[str, Encoded]]]:
+    """The events of a move that keeps the game going, made on the server's loop while its write
+    is out (games/live_moves.py), and the text of the game view they carry, which the mover's
+    answer carries too.  ``enqueue`` hands them to the loop's publisher once the write has committed."""
+    from .live import game_json, game_summary
+
+    view = game_json(game, state)
+    view_text = json.dumps(view)
+    made = move_made_payload(game, move=str(state.moves[-1]), view=view)
+    progress = encode(progress_payload(game, game_summary(game, state)))
+    sends = [
+        (game_group(game.pk, full=True), {"type": made["type"], "version": made["version"], "text": with_view(made, "state", view_text)}),
+        (game_group(game.pk, full=False), progress),
+    ]
+    if game.ranked:
+        sends.append((challenge_group(game.challenge_id), progress))
+    return view_text, sends
+
+
+def enqueue(sends: list[tuple[str, Encoded]]) -> None:
+    """Encoded events of a committed write, from a coroutine on the server's loop: queued for its publisher."""
+    _enqueue(asyncio.get_running_loop(), sends)
 
 
 def publish_game_finished(*, game: Game, state: EngineGame) -> None:

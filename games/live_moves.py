@@ -12,12 +12,17 @@ Anything else — no hint, a write that finds the row moved on, an ending move, 
 database error — returns None and the caller takes the threaded service, which reads the row,
 locks it and answers with the exact result or error.  So this path never refuses a move, and
 never trusts its memory: the version in the WHERE clause decides.
+
+The statement leaves before the answer and the events are made: they are made while Postgres
+commits, and kept only if the row was written.  The mover is answered first, then the events go
+to the loop's publisher.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -111,9 +116,31 @@ def close_all() -> None:
         _by_loop.pop(known).close()
 
 
-async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> services.Play | None:
-    """The move stored and published from the loop, or None: then ``services.game_move_make`` decides.
+@dataclass(frozen=True)
+class LoopMove:
+    """A move stored from the loop: its play, the text of its game view, and its events, which
+    ``publish`` hands on once the mover has its answer (``answer``)."""
 
+    play: services.Play
+    view_text: str
+    sends: list[tuple[str, events.Encoded]]
+
+    @property
+    def version(self) -> int:
+        return self.play.game.move_count
+
+    def answer(self, ref: str | None) -> str:
+        """The ``move.ok`` message, as ``json.dumps`` writes it, with the view encoded once for it and the events."""
+        return events.with_view({"type": "move.ok", "ref": ref, "version": self.version, "game": None}, "game", self.view_text)
+
+    def publish(self) -> None:
+        events.enqueue(self.sends)
+
+
+async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopMove | None:
+    """The move stored from the loop, or None: then ``services.game_move_make`` decides.
+
+    The statement is sent first; the answer and the events are made while Postgres commits it.
     A malformed move raises ``IllegalMove`` at once, as the service would.
     """
     parsed = services.move_parse(move)
@@ -125,13 +152,25 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> servi
             # moved on elsewhere (a REST request, another process): the moves since, then the write
             missed = [row[0] for row in await connections.fetch(selectors.MOVES_SINCE_SQL, [game_id, since])]
         plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed)
-        if plan is None:
-            return None
-        written = await connections.write(services.MOVE_WRITE_SQL, plan.write_args(timezone.now())) == 1
     except Exception as error:  # the threaded path retries, and answers with the database's error if any
         log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
         return None
-    play = services.move_from_hint_written(plan, written)
-    if play is not None:
-        events.publish_game_move_made_from_loop(game=play.game, state=play.state)
-    return play
+    if plan is None:
+        return None
+    write = asyncio.ensure_future(_write(connections, game_id, plan.write_args(timezone.now())))
+    await asyncio.sleep(0)  # the statement leaves now
+    play = services.move_from_hint_play(plan)
+    view_text, sends = events.move_made_from_loop(game=play.game, state=play.state)
+    written = await write
+    if written is None or services.move_from_hint_written(plan, written, play=play) is None:
+        return None
+    return LoopMove(play, view_text, sends)
+
+
+async def _write(connections: Connections, game_id: int, args: list[Any]) -> bool | None:
+    """Whether ``services.MOVE_WRITE_SQL`` wrote the move; None when it failed."""
+    try:
+        return await connections.write(services.MOVE_WRITE_SQL, args) == 1
+    except Exception as error:  # the threaded path retries, and answers with the database's error if any
+        log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
+        return None

@@ -506,17 +506,8 @@ def move_from_hint_plan(
     return HintedMove(game_id, player, facts, known.version + len(missed), seen, after)
 
 
-def move_from_hint_written(
-    plan: HintedMove, written: bool, after_commit: Callable[[Callable[[], None]], None] | None = None
-) -> Play | None:
-    """After the write of a planned move: its play, or None (and the hint forgotten) when the row had moved on.
-
-    The new position and version are remembered by ``after_commit`` (``transaction.on_commit`` on a
-    thread; at once, the default, from the event loop, whose write commits by itself).
-    """
-    if not written:
-        positions.hint_drop("game", plan.game_id)
-        return None
+def move_from_hint_play(plan: HintedMove) -> Play:
+    """The game row and position a planned move leaves once written (nothing is remembered yet)."""
     facts = plan.facts
     game = Game(
         pk=plan.game_id, challenge_id=facts.challenge_id, player_id=facts.player_id, ranked=facts.ranked,
@@ -525,15 +516,36 @@ def move_from_hint_written(
     )
     if getattr(plan.player, "display_name", None) is not None:
         game._state.fields_cache["player"] = plan.player  # the owner: summaries need no query for the name
-    key = positions.key_of("game", game.pk, facts.started_at, game.version, game.move_count)
-    hint = positions.Hint(game.version, game.move_count, facts)
+    return Play(game, plan.after)
+
+
+def move_from_hint_written(
+    plan: HintedMove,
+    written: bool,
+    after_commit: Callable[[Callable[[], None]], None] | None = None,
+    play: Play | None = None,
+) -> Play | None:
+    """After the write of a planned move: its play (``play`` when the caller built it already, from
+    ``move_from_hint_play``), or None (and the hint forgotten) when the row had moved on.
+
+    The new position and version are remembered by ``after_commit`` (``transaction.on_commit`` on a
+    thread; at once, the default, from the event loop, whose write commits by itself).
+    """
+    if not written:
+        positions.hint_drop("game", plan.game_id)
+        return None
+    if play is None:
+        play = move_from_hint_play(plan)
+    game = play.game
+    key = positions.key_of("game", game.pk, plan.facts.started_at, game.version, game.move_count)
+    hint = positions.Hint(game.version, game.move_count, plan.facts)
 
     def remember() -> None:
         positions.remember(key, plan.after)
         positions.hint_set("game", plan.game_id, hint)
 
     (after_commit or (lambda call: call()))(remember)
-    return Play(game, plan.after)
+    return play
 
 
 def _move_from_hint(game_id: int, player: Any, parsed: EngineMove, seen: int) -> Play | None:

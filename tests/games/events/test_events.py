@@ -140,3 +140,26 @@ def test_a_second_player_in_a_room_is_counted(sent, challenge, django_capture_on
             game_ranked_start(challenge_id=challenge.pk, player=make_player(name))
     stats = [event for _, event in sent if event["type"] == "challenge.stats"]
     assert [event["players"] for event in stats] == [1, 2]
+
+
+def test_a_move_made_on_the_loop_is_encoded_exactly_as_the_threaded_path_encodes_it(challenge, player):
+    """The loop's events and answer splice the game view's text in, encoded once: byte for byte
+    what encoding each message whole gives."""
+    import json
+
+    from games import live_moves
+    from games.consumers import _reply
+    from games.services import Play
+
+    line = line_of(challenge.deal)
+    ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
+    plays = [game_move_make(game_id=ranked.pk, player=player, move=line[0], seen=0)]
+    game_resign(game_id=ranked.pk, player=player)
+    practice = game_practice_start(challenge_id=challenge.pk, player=player).game
+    plays.append(game_move_make(game_id=practice.pk, player=player, move=line[0], seen=0))
+    for play in plays:
+        view_text, sends = events.move_made_from_loop(game=play.game, state=play.state)
+        assert sends == [(group, events.encode(event)) for group, event in events._move_made_sends(play.game, play.state)]
+        made = live_moves.LoopMove(Play(play.game, play.state), view_text, sends)
+        for ref in (None, 'a "quoted" ref'):
+            assert made.answer(ref) == json.dumps(_reply(play, ref))
