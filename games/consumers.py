@@ -126,6 +126,10 @@ def field_move(content: dict[str, Any]) -> str:
 class LiveConsumer(AsyncJsonWebsocketConsumer):
     """Limits, parsing, typed errors and group bookkeeping shared by every live socket."""
 
+    #: No channel of its own on the Channels layer: every event reaches a live socket through the
+    #: hub (games/events.py), so a channel would only be one more receive loop per socket.
+    channel_layer_alias = None
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.bucket = TokenBucket(settings.LIVE_RATE_PER_SECOND, settings.LIVE_RATE_BURST)
