@@ -226,10 +226,11 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         table = self.__dict__.get("_handlers")
         if table is None:
             table = self.__dict__["_handlers"] = self.handlers()
-        handler = table.get(content.get("type"))  # type: ignore[arg-type]
+        kind = content.get("type")
+        handler = table.get(kind) if isinstance(kind, str) else None
         try:
             if handler is None:
-                raise BadMessage(f"unknown message type {content.get('type')!r}")
+                raise BadMessage(f"unknown message type {kind!r}")
             await handler(content, ref)
         except (OperationalError, InterfaceError):
             # The database is down: nothing was stored (each service commits in one transaction),

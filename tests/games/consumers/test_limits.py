@@ -34,6 +34,8 @@ async def test_a_handshake_without_an_origin_is_refused(alice_game):
         ("{not json", "not JSON"),
         ("[1, 2]", "JSON object"),
         ('{"type": "fly"}', "unknown message type"),
+        ('{"type": ["ping"]}', "unknown message type"),
+        ('{"type": {"a": 1}}', "unknown message type"),
         ('{"type": "ping", "ref": 5}', "'ref'"),
         ('{"type": "ping", "pad": "' + "x" * 5000 + '"}', "at most 4096 bytes"),
     ],
