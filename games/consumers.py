@@ -9,7 +9,6 @@ and rate limits, JSON parsing, typed errors and leaving every group on close.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -22,6 +21,7 @@ from channels.consumer import get_handler_name
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 
+from piramide_site import jsontext
 from piramide_site.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
 
 from . import events, live, live_moves, services
@@ -153,6 +153,10 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
     def handlers(self) -> dict[str, Handler]:
         raise NotImplementedError
 
+    @classmethod
+    async def encode_json(cls, content: Any) -> str:
+        return jsontext.dumps(content)
+
     # ----------------------------------------------------------------- groups
 
     async def join(self, group: str) -> None:
@@ -252,7 +256,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             self._problem = f"a message may have at most {settings.LIVE_MAX_MESSAGE_BYTES} bytes"
         else:
             try:
-                content = json.loads(text_data)
+                content = jsontext.loads(text_data)
             except ValueError:
                 self._problem = "that is not JSON"
             else:
@@ -364,7 +368,7 @@ class GameConsumer(LiveConsumer):
             if event["type"] == "game.move_made" and event["version"] <= self.answered:
                 continue  # this socket's own move: its move.ok carried it already
             if event["type"] == "viewer.unlocked":
-                if self.view == live.SUMMARY and json.loads(event["text"])["challenge"] == self.challenge_id:
+                if self.view == live.SUMMARY and jsontext.loads(event["text"])["challenge"] == self.challenge_id:
                     await self._resync(None)  # re-decides the view: a new hello, then the full state
                 continue
             await self.send(text_data=event["text"])
@@ -467,7 +471,7 @@ class ChallengeRoomConsumer(LiveConsumer):
             kind = encoded["type"]
             if kind not in ("game.progress", "game.finished", "challenge.stats", "leaderboard.changed"):
                 continue
-            event = json.loads(encoded["text"])
+            event = jsontext.loads(encoded["text"])
             if kind in ("game.progress", "game.finished"):
                 self.pending_games[event["game"]] = event["summary"]
             elif kind == "challenge.stats":

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import os
 import secrets
@@ -24,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.db import transaction
+
+from piramide_site import jsontext
 
 if TYPE_CHECKING:
     from games.engine import Game as EngineGame
@@ -172,7 +173,7 @@ Encoded = dict[str, Any]
 
 def encode(event: dict[str, Any]) -> Encoded:
     """An event as it travels: its type and version for the consumers, and its text for the client."""
-    return {"type": event["type"], "version": event.get("version"), "text": json.dumps(event)}
+    return {"type": event["type"], "version": event.get("version"), "text": jsontext.dumps(event)}
 
 
 def _by_group(sends: list[tuple[str, Encoded]]) -> dict[str, list[Encoded]]:
@@ -198,7 +199,7 @@ NO_HUB = "0" * ORIGIN_CHARS
 
 
 def _message(origin: str, events: list[Encoded]) -> str:
-    return origin + json.dumps(events)
+    return origin + jsontext.dumps(events)
 
 
 class Listener(Protocol):
@@ -305,7 +306,7 @@ class Hub:
             if data[:ORIGIN_CHARS] == own:
                 continue  # published by this hub, which delivered it already
             try:
-                events = json.loads(data[ORIGIN_CHARS:])
+                events = jsontext.loads(data[ORIGIN_CHARS:])
             except ValueError:
                 log.error("live events: unreadable message on %s", group)
                 continue
@@ -484,8 +485,8 @@ def publish_game_move_made(*, game: Game, state: EngineGame) -> None:
 
 
 def with_view(message: dict[str, Any], field: str, view_text: str) -> str:
-    """``json.dumps(message)`` with the game view's text, encoded once, as its last field ``field``."""
-    head = json.dumps({**message, field: None})
+    """``jsontext.dumps(message)`` with the game view's text, encoded once, as its last field ``field``."""
+    head = jsontext.dumps({**message, field: None})
     return head[: -len("null}")] + view_text + "}"
 
 
@@ -496,7 +497,7 @@ def move_made_from_loop(*, game: Game, state: EngineGame) -> tuple[str, list[tup
     from .live import game_json, game_summary
 
     view = game_json(game, state)
-    view_text = json.dumps(view)
+    view_text = jsontext.dumps(view)
     made = move_made_payload(game, move=str(state.moves[-1]), view=view)
     progress = encode(progress_payload(game, game_summary(game, state)))
     sends = [

@@ -130,7 +130,7 @@ class LoopMove:
         return self.play.game.move_count
 
     def answer(self, ref: str | None) -> str:
-        """The ``move.ok`` message, as ``json.dumps`` writes it, with the view encoded once for it and the events."""
+        """The ``move.ok`` message, as ``jsontext.dumps`` writes it, with the view encoded once for it and the events."""
         return events.with_view({"type": "move.ok", "ref": ref, "version": self.version, "game": None}, "game", self.view_text)
 
     def publish(self) -> None:

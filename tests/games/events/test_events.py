@@ -145,11 +145,10 @@ def test_a_second_player_in_a_room_is_counted(sent, challenge, django_capture_on
 def test_a_move_made_on_the_loop_is_encoded_exactly_as_the_threaded_path_encodes_it(challenge, player):
     """The loop's events and answer splice the game view's text in, encoded once: byte for byte
     what encoding each message whole gives."""
-    import json
-
     from games import live_moves
     from games.consumers import _reply
     from games.services import Play
+    from piramide_site import jsontext
 
     line = line_of(challenge.deal)
     ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
@@ -162,4 +161,4 @@ def test_a_move_made_on_the_loop_is_encoded_exactly_as_the_threaded_path_encodes
         assert sends == [(group, events.encode(event)) for group, event in events._move_made_sends(play.game, play.state)]
         made = live_moves.LoopMove(Play(play.game, play.state), view_text, sends)
         for ref in (None, 'a "quoted" ref'):
-            assert made.answer(ref) == json.dumps(_reply(play, ref))
+            assert made.answer(ref) == jsontext.dumps(_reply(play, ref))
