@@ -135,6 +135,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         self.bucket = TokenBucket(settings.LIVE_RATE_PER_SECOND, settings.LIVE_RATE_BURST)
         self.refused_in_row = 0
         self.joined: list[str] = []
+        #: while a socket opens, what its groups bring, by group, until it knows which it keeps
+        self.held: list[tuple[str, list[events.Encoded]]] | None = None
         self.outbox: list[events.Encoded] = []
         self.sender: asyncio.Future[None] | None = None
 
@@ -175,9 +177,12 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if self.sender is not None:
             self.sender.cancel()
 
-    def hear(self, heard: list[events.Encoded]) -> None:
+    def hear(self, group: str, heard: list[events.Encoded]) -> None:
         """Events for a group this socket listens to (called by the hub, on the loop): sent in order
         by one task, so a slow client holds up only itself."""
+        if self.held is not None:
+            self.held.append((group, heard))
+            return
         self.outbox.extend(heard)
         if self.sender is None:
             self.sender = asyncio.ensure_future(self._send_heard())
@@ -312,19 +317,36 @@ class GameConsumer(LiveConsumer):
         }
 
     async def connect(self) -> None:
+        """Listen to both audiences of the game (and, signed in, to the viewer's unlock) before the
+        one read that decides the view, so nothing falls between them; what they bring meanwhile is
+        held, and only what the decided view may see is passed on, after the opening messages."""
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         await self.accept()
-        try:
-            game, sees_cards = await db_call(live.game_and_view)(game_id=self.game_id, viewer=self.user)
-        except NotFound as error:
-            await self.close_with("not_found", error.message, 4404)
-            return
-        self.owner_id, self.challenge_id = game.player_id, game.challenge_id
-        await self._take_view(live.FULL if sees_cards else live.SUMMARY)
-        await self.send_json(self._hello())
         query = parse_qs(self.scope.get("query_string", b"").decode())
         since = query.get("since", [None])[0]
-        await self._resync(int(since) if since is not None and since.isdigit() else None)
+        user = self.user
+        self.held = []
+        for group in (events.game_group(self.game_id, full=True), events.game_group(self.game_id, full=False)):
+            await self.join(group)
+        if user is not None:
+            await self.join(events.viewer_group(user.pk))
+        try:
+            opening = await db_call(live.game_sync)(
+                game_id=self.game_id, viewer=user, since=int(since) if since is not None and since.isdigit() else None
+            )
+        except NotFound as error:
+            self.held = None
+            await self.close_with("not_found", error.message, 4404)
+            return
+        self.owner_id, self.challenge_id = opening.game.player_id, opening.game.challenge_id
+        held, self.held = self.held, None
+        await self._take_view(opening.view)
+        await self.send_json(self._hello())
+        for message in opening.messages:
+            await self.send_json(message)
+        for group, heard in held:
+            if group in self.joined:  # the decided view's audience (and the unlock, for a summary view)
+                self.hear(group, heard)
 
     def _hello(self) -> dict[str, Any]:
         user = self.user

@@ -203,7 +203,7 @@ def _message(origin: str, events: list[Encoded]) -> str:
 
 
 class Listener(Protocol):
-    def hear(self, events: list[Encoded]) -> None: ...
+    def hear(self, group: str, events: list[Encoded]) -> None: ...
 
 
 class Hub:
@@ -272,7 +272,7 @@ class Hub:
     def deliver(self, groups: dict[str, list[Encoded]]) -> None:
         for group, events in groups.items():
             for listener in list(self.members.get(group, ())):
-                listener.hear(events)
+                listener.hear(group, events)
 
     async def publish(self, groups: dict[str, list[Encoded]]) -> None:
         """This process's sockets hear the events at once; with Redis, the other processes through it."""

@@ -112,12 +112,6 @@ def live_game_get(*, game_id: int) -> Game:
     return game
 
 
-def game_and_view(*, game_id: int, viewer: Any) -> tuple[Game, bool]:
-    """A game and whether the viewer may see its cards: what a socket needs before it joins an audience."""
-    game = live_game_get(game_id=game_id)
-    return game, viewer_sees_cards(game=game, viewer=viewer)
-
-
 @dataclass(frozen=True)
 class Opening:
     """What a game socket learns when it opens or resyncs: the game, the viewer's view, the messages."""

@@ -161,3 +161,43 @@ async def test_the_end_of_another_challenges_game_does_not_open_a_watch(alice, a
     assert all(not cards_in(message) for message in socket.received)
     assert bobs.outcome == "in_progress"
     await socket.close()
+
+
+@pytest.mark.parametrize("viewer", ["summary", "full"])
+async def test_a_move_made_while_a_socket_opens_reaches_it_only_as_its_view_allows(
+    challenge, alice, alice_game, bob, bob_cookie, line, monkeypatch, viewer
+):
+    """The socket listens to both audiences before its one read decides the view: a move stored
+    while that read is out reaches a summary socket as progress only, a full one as the move."""
+    import time
+
+    from games import live
+
+    if viewer == "summary":
+        await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob)
+    else:
+        bob_game = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
+        await database_sync_to_async(game_resign)(game_id=bob_game.pk, player=bob)
+    reads = []
+    original = live.game_sync
+
+    def read_then_move(**kwargs):
+        opening = original(**kwargs)
+        if not reads:
+            reads.append(opening)
+            game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
+            time.sleep(0.3)  # its events reach the opening socket while this read is still out
+        return opening
+
+    monkeypatch.setattr(live, "game_sync", read_then_move)
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == viewer
+    assert (await socket.until("synced"))["version"] == 0
+    heard = await socket.recv()
+    if viewer == "summary":
+        assert heard["type"] == "game.progress" and heard["version"] == 1
+        assert all(not cards_in(message) for message in socket.received)
+    else:
+        assert heard["type"] == "game.move_made" and heard["version"] == 1 and cards_in(heard)
+    assert await socket.quiet(), "one event, from the one audience kept"
+    await socket.close()

@@ -36,6 +36,7 @@ async def test_a_handshake_without_an_origin_is_refused(alice_game):
         ('{"type": "fly"}', "unknown message type"),
         ('{"type": ["ping"]}', "unknown message type"),
         ('{"type": {"a": 1}}', "unknown message type"),
+        ('{"type": NaN}', "not JSON"),
         ('{"type": "ping", "ref": 5}', "'ref'"),
         ('{"type": "ping", "pad": "' + "x" * 5000 + '"}', "at most 4096 bytes"),
     ],

@@ -20,7 +20,7 @@ class Ear:
         self.heard: list[events.Encoded] = []
         self.arrived = asyncio.Event()
 
-    def hear(self, heard: list[events.Encoded]) -> None:
+    def hear(self, group: str, heard: list[events.Encoded]) -> None:
         self.heard.extend(heard)
         self.arrived.set()
 
