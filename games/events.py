@@ -466,14 +466,14 @@ def finished_payload(game: Game, summary: dict[str, Any]) -> dict[str, Any]:
 def _move_made_sends(game: Game, state: EngineGame) -> list[Send]:
     from .live import game_json, game_summary
 
-    summary = game_summary(game, state)
+    progress = progress_payload(game, game_summary(game, state))
     view = game_json(game, state)
     sends = [
         (game_group(game.pk, full=True), move_made_payload(game, move=str(state.moves[-1]), view=view)),
-        (game_group(game.pk, full=False), progress_payload(game, summary)),
+        (game_group(game.pk, full=False), progress),
     ]
     if game.ranked:
-        sends.append((challenge_group(game.challenge_id), progress_payload(game, summary)))
+        sends.append((challenge_group(game.challenge_id), progress))
     return sends
 
 
@@ -485,28 +485,24 @@ def publish_game_move_made(*, game: Game, state: EngineGame) -> None:
 
 
 def with_view(message: dict[str, Any], field: str, view_text: str) -> str:
-    """``jsontext.dumps(message)`` with the game view's text, encoded once, as its last field ``field``."""
-    head = jsontext.dumps({**message, field: None})
+    """``jsontext.dumps(message)`` with the game view's text, encoded once, as ``field``, which goes last."""
+    head = jsontext.dumps({**{key: value for key, value in message.items() if key != field}, field: None})
     return head[: -len("null}")] + view_text + "}"
 
 
 def move_made_from_loop(*, game: Game, state: EngineGame) -> tuple[str, list[tuple[str, Encoded]]]:
-    """The events of a move that keeps the game going, made on the server's loop while its write
-    is out (games/live_moves.py), and the text of the game view they carry, which the mover's
-    answer carries too.  ``enqueue`` hands them to the loop's publisher once the write has committed."""
-    from .live import game_json, game_summary
-
-    view = game_json(game, state)
-    view_text = jsontext.dumps(view)
-    made = move_made_payload(game, move=str(state.moves[-1]), view=view)
-    progress = encode(progress_payload(game, game_summary(game, state)))
-    sends = [
-        (game_group(game.pk, full=True), {"type": made["type"], "version": made["version"], "text": with_view(made, "state", view_text)}),
-        (game_group(game.pk, full=False), progress),
-    ]
-    if game.ranked:
-        sends.append((challenge_group(game.challenge_id), progress))
-    return view_text, sends
+    """``_move_made_sends`` encoded, for a move made on the server's loop while its write is out
+    (games/live_moves.py), and the text of the game view, which the mover's answer carries too:
+    the view is encoded once, and an event sent to several groups once.  ``enqueue`` hands them to
+    the loop's publisher once the write has committed."""
+    sends = _move_made_sends(game, state)
+    view_text = jsontext.dumps(sends[0][1]["state"])
+    encoded: dict[int, Encoded] = {}
+    for _, event in sends:
+        if id(event) not in encoded:
+            text = with_view(event, "state", view_text) if event["type"] == "game.move_made" else jsontext.dumps(event)
+            encoded[id(event)] = {"type": event["type"], "version": event.get("version"), "text": text}
+    return view_text, [(group, encoded[id(event)]) for group, event in sends]
 
 
 def enqueue(sends: list[tuple[str, Encoded]]) -> None:
