@@ -324,26 +324,18 @@ class GameConsumer(LiveConsumer):
         await self.accept()
         query = parse_qs(self.scope.get("query_string", b"").decode())
         since = query.get("since", [None])[0]
-        user = self.user
-        self.held = []
+        self.held, self.view = [], ""
         for group in (events.game_group(self.game_id, full=True), events.game_group(self.game_id, full=False)):
             await self.join(group)
-        if user is not None:
-            await self.join(events.viewer_group(user.pk))
+        if self.user is not None:
+            await self.join(events.viewer_group(self.user.pk))
         try:
-            opening = await db_call(live.game_sync)(
-                game_id=self.game_id, viewer=user, since=int(since) if since is not None and since.isdigit() else None
-            )
+            await self._resync(int(since) if since is not None and since.isdigit() else None)
         except NotFound as error:
             self.held = None
             await self.close_with("not_found", error.message, 4404)
             return
-        self.owner_id, self.challenge_id = opening.game.player_id, opening.game.challenge_id
         held, self.held = self.held, None
-        await self._take_view(opening.view)
-        await self.send_json(self._hello())
-        for message in opening.messages:
-            await self.send_json(message)
         for group, heard in held:
             if group in self.joined:  # the decided view's audience (and the unlock, for a summary view)
                 self.hear(group, heard)
@@ -376,7 +368,9 @@ class GameConsumer(LiveConsumer):
             await self.leave(events.viewer_group(user.pk))
 
     async def _resync(self, since: int | None) -> None:
+        """The opening messages; a changed view (always, on connect) first takes its audience and says ``hello``."""
         opening = await db_call(live.game_sync)(game_id=self.game_id, viewer=self.user, since=since)
+        self.owner_id, self.challenge_id = opening.game.player_id, opening.game.challenge_id
         if opening.view != self.view:
             await self._take_view(opening.view)
             await self.send_json(self._hello())
