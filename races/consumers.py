@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 from typing import Any
 
 from django.utils import timezone
@@ -17,6 +16,7 @@ from django.utils import timezone
 from games import events
 from games.consumers import Handler, LiveConsumer, Unauthenticated, db_call, field_int, field_move
 from games.live import player_ref
+from piramide_site import jsontext
 from piramide_site.errors import NotFound
 
 from . import selectors, services
@@ -101,7 +101,7 @@ class RaceConsumer(LiveConsumer):
         for event in heard:
             await self.send(text_data=event["text"])
             if event["type"] == "race.countdown":
-                self._start_at(dt.datetime.fromisoformat(json.loads(event["text"])["starts_at"]))
+                self._start_at(dt.datetime.fromisoformat(jsontext.loads(event["text"])["starts_at"]))
 
     def _player(self) -> Any:
         if self.user is None:
