@@ -234,3 +234,30 @@ def test_a_move_the_server_refuses_after_it_was_shown_is_rolled_back(site: Any, 
     assert all(card(second, ref).count() == 1 for ref in pair.split("+"))
     assert second.locator("[data-stat=moves]").inner_text() == "1"
     assert second.evaluate("window.vanished"), "the pair was not shown removed before the server answered"
+
+
+def test_a_drag_survives_a_move_from_another_tab_arriving_mid_drag(site: Any, new_context: Any) -> None:
+    context = new_context()
+    first = context.new_page()
+    sockets: list[Any] = []
+    first.on("websocket", lambda ws: sockets.append(ws))
+    sign_up(first, site)
+    start_ranked(first)
+    first.wait_for_selector("body[data-live='1']")
+    second = context.new_page()
+    second.goto(first.url)
+    second.wait_for_selector("body[data-live='1']")
+    # The first tab picks up 7.3 and is halfway to 7.4 when the second tab's draw reaches it.
+    a = box(first, "7.3")
+    b = box(first, "7.4")
+    first.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.3)
+    first.mouse.down()
+    first.mouse.move((a["x"] + b["x"]) / 2 + a["width"] / 2, a["y"] + a["height"] * 0.3, steps=3)
+    with sockets[-1].expect_event("framereceived", predicate=lambda frame: "game.move_made" in str(frame)):
+        second.keyboard.press("d")
+    wait_confirmed(second, 1)
+    first.wait_for_timeout(200)
+    first.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] * 0.3, steps=3)
+    first.mouse.up()
+    wait_confirmed(first, 2)
+    assert card(first, "7.3").count() == 0 and card(first, "7.4").count() == 0

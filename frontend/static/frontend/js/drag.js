@@ -1,10 +1,12 @@
 // Drag one card onto another with pointer events (mouse, pen and touch alike).  The drop target
 // is the card nearest the pointer within a generous radius, so a shaky hand still hits it.
-// A press that does not move is a tap.
+// A press that does not move is a tap.  While a press lasts the caller must not redraw the cards
+// under it (`active`): a redrawn card is a new element, and the press would lose its card and target;
+// `onEnd` says when the press is over, after its tap or drop was handled.
 const THRESHOLD = 6; // pixels before a press becomes a drag
 const REACH = 0.9; // drop radius, in card widths, around a card's centre
 
-export function attachDrag(root, { canDrag, onTap, onDrop }) {
+export function attachDrag(root, { canDrag, onTap, onDrop, onEnd = () => {} }) {
   let drag = null;
 
   function targets(source) {
@@ -66,18 +68,21 @@ export function attachDrag(root, { canDrag, onTap, onDrop }) {
     drag = null;
     if (!moving) {
       if (!cancelled) onTap(el);
-      return;
+    } else {
+      el.classList.remove("dragging");
+      if (cancelled || !target) snapBack(el);
+      else onDrop(el, target);
     }
-    el.classList.remove("dragging");
-    if (cancelled || !target) {
-      snapBack(el);
-      return;
-    }
-    onDrop(el, target);
+    onEnd();
   }
 
   root.addEventListener("pointerup", (event) => finish(event, false));
   root.addEventListener("pointercancel", (event) => finish(event, true));
+  return {
+    get active() {
+      return drag !== null;
+    },
+  };
 }
 
 // Animate a card back to where it lay.

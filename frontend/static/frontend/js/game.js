@@ -39,6 +39,9 @@ export class Table {
   }
 
   render() {
+    // A redraw under a finger or pointer that is still pressed waits for its release (drag.js).
+    this.stale = this.press !== undefined && this.press.active;
+    if (this.stale) return;
     this.board.render(this.state, { selected: this.selected, hint: this.hint });
     this.renderHouseMoves();
     this.root.classList.toggle("pending", this.busy || this.queue.length > 0);
@@ -178,10 +181,11 @@ export class Table {
 
   bind() {
     const board = this.board.root;
-    attachDrag(board, {
+    this.press = attachDrag(board, {
       canDrag: (el) => !this.over && el.dataset.playable === "1",
       onTap: (el) => this.tap(el),
       onDrop: (el, target) => this.drop(el, target),
+      onEnd: () => this.stale && this.render(),
     });
     this.board.stockPile.addEventListener("click", () => this.draw());
     board.addEventListener("keydown", (event) => this.key(event));
