@@ -256,7 +256,7 @@ def test_a_drag_survives_a_move_from_another_tab_arriving_mid_drag(site: Any, ne
     with sockets[-1].expect_event("framereceived", predicate=lambda frame: "game.move_made" in str(frame)):
         second.keyboard.press("d")
     wait_confirmed(second, 1)
-    first.wait_for_timeout(200)
+    first.wait_for_timeout(200)  # the page handles the frame it has received (before the fix: a redraw)
     first.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] * 0.3, steps=3)
     first.mouse.up()
     wait_confirmed(first, 2)

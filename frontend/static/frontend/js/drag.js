@@ -78,6 +78,9 @@ export function attachDrag(root, { canDrag, onTap, onDrop, onEnd = () => {} }) {
 
   root.addEventListener("pointerup", (event) => finish(event, false));
   root.addEventListener("pointercancel", (event) => finish(event, true));
+  // A capture lost without a pointerup (which comes first when there is one) ends the press too,
+  // so the caller's held redraw is never held for good.
+  root.addEventListener("lostpointercapture", (event) => finish(event, true));
   return {
     get active() {
       return drag !== null;

@@ -40,7 +40,7 @@ export class Table {
 
   render() {
     // A redraw under a finger or pointer that is still pressed waits for its release (drag.js).
-    this.stale = this.press !== undefined && this.press.active;
+    this.stale = this.press.active;
     if (this.stale) return;
     this.board.render(this.state, { selected: this.selected, hint: this.hint });
     this.renderHouseMoves();
