@@ -171,9 +171,10 @@ Send = tuple[str, dict[str, Any]]
 Encoded = dict[str, Any]
 
 
-def encode(event: dict[str, Any]) -> Encoded:
-    """An event as it travels: its type and version for the consumers, and its text for the client."""
-    return {"type": event["type"], "version": event.get("version"), "text": jsontext.dumps(event)}
+def encode(event: dict[str, Any], text: str | None = None) -> Encoded:
+    """An event as it travels: its type and version for the consumers, and its text for the client
+    (``text``, when the caller has written it already)."""
+    return {"type": event["type"], "version": event.get("version"), "text": jsontext.dumps(event) if text is None else text}
 
 
 def _by_group(sends: list[tuple[str, Encoded]]) -> dict[str, list[Encoded]]:
@@ -500,8 +501,8 @@ def move_made_from_loop(*, game: Game, state: EngineGame) -> tuple[str, list[tup
     encoded: dict[int, Encoded] = {}
     for _, event in sends:
         if id(event) not in encoded:
-            text = with_view(event, "state", view_text) if event["type"] == "game.move_made" else jsontext.dumps(event)
-            encoded[id(event)] = {"type": event["type"], "version": event.get("version"), "text": text}
+            moved = event["type"] == "game.move_made"
+            encoded[id(event)] = encode(event, with_view(event, "state", view_text) if moved else None)
     return view_text, [(group, encoded[id(event)]) for group, event in sends]
 
 

@@ -152,9 +152,8 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
             # moved on elsewhere (a REST request, another process): the moves since, then the write
             missed = [row[0] for row in await connections.fetch(selectors.MOVES_SINCE_SQL, [game_id, since])]
         plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed)
-    except Exception as error:  # the threaded path retries, and answers with the database's error if any
-        log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
-        return None
+    except Exception as error:
+        return _threaded(game_id, error)
     if plan is None:
         return None
     write = asyncio.ensure_future(_write(connections, game_id, plan.write_args(timezone.now())))
@@ -171,6 +170,12 @@ async def _write(connections: Connections, game_id: int, args: list[Any]) -> boo
     """Whether ``services.MOVE_WRITE_SQL`` wrote the move; None when it failed."""
     try:
         return await connections.write(services.MOVE_WRITE_SQL, args) == 1
-    except Exception as error:  # the threaded path retries, and answers with the database's error if any
-        log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
-        return None
+    except Exception as error:
+        return _threaded(game_id, error)
+
+
+def _threaded(game_id: int, error: Exception) -> None:
+    """A failure on the loop's path: logged, and the threaded path retries the move and answers
+    with the database's error if any."""
+    log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
+    return None
