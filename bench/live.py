@@ -6,9 +6,12 @@ bare Channels echo consumer on the same server stack measured in the same run as
 
 It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
 migrates it, creates a classic challenge for today with a winnable deal, the players (each with a
-ranked game and practice games of that deal, so they can keep playing) and the spectators (each
-past the spoiler line, so they watch move by move), then starts one uvicorn process (uvloop,
-httptools) serving ``piramide_site.asgi`` plus an echo route, on the Redis channel layer.
+ranked game and practice games of that deal, so they can keep playing; the ranked game is stored
+already played up to a point of the solver's line drawn at random, so the players are at every
+stage of a game and games end all through the rounds, not all within the same second) and the
+spectators (each past the spoiler line, so they watch move by move), then starts one uvicorn
+process (uvloop, httptools) serving ``piramide_site.asgi`` plus an echo route, on the Redis
+channel layer.
 
 Rounds, each ``--duration`` seconds (the saturation rounds ``--saturation-duration``); in each,
 every client's first socket is open before the clock starts, so no round is timed from a herd of
@@ -20,12 +23,19 @@ round, as a player's would):
 2. live at human pace: each player plays full games over ``/ws/games/<id>/`` by following the
    solver's winning line, with a think time drawn uniformly from 0.5x to 1.5x ``--think`` before
    each move; each spectator watches one player's game;
-3. echo saturated (think 0);
-4. live saturated (think 0).
+3. the durable write at human pace: each player, after each think time, sends the statement the
+   server stores a move with (``services.MOVE_WRITE_SQL``, the game's next move on a game of its
+   own) on one of as many autocommit connections as a server process keeps for them
+   (``LIVE_MOVE_CONNECTIONS``), and waits for its commit: the part of a move's round trip that is
+   Postgres', measured at the same pace without the server;
+4. echo saturated (think 0);
+5. live saturated (think 0);
+6. the durable write saturated (think 0).
 
 Printed per round: messages (moves) per second, round-trip p50/p99, for live rounds the fan-out
 delay p50/p99 (from the mover sending a move to a spectator receiving its ``game.move_made``),
-the server's resident memory (now and peak), and errors.  Afterwards every game's stored move log
+the server's resident memory (now and peak), and errors.  The summary sets the move's p50 beside
+its floor, the echo's p50 plus the durable write's.  Afterwards every game's stored move log
 is compared with the moves the server accepted: none may be lost or duplicated.
 
 The server is the site's own application, with its per-user and per-address socket limits
@@ -138,6 +148,10 @@ class World:
     #: per player: the session cookie and the ids of the games it will play, in order
     players: list[tuple[str, list[int]]]
     spectators: list[str]
+    #: per player: practice games of its own for the write rounds, which no socket plays
+    write_games: list[list[int]] = field(default_factory=list)
+    #: the moves of the line stored before the rounds, by game (each player's first game)
+    played: dict[int, int] = field(default_factory=dict)
 
 
 def build_world(args: argparse.Namespace, games_per_player: int) -> World:
@@ -152,7 +166,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     from accounts.models import User
     from games.engine import Game as EngineGame
     from games.engine.solver import solve
-    from games.models import DailyChallenge, Game, seed_commitment
+    from games.models import DailyChallenge, Game, Move, seed_commitment
     from games.selectors import local_today
     from games.services import draw_seed
 
@@ -188,15 +202,49 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     # Spectators have played their own ranked game: they are past the spoiler line.
     rows.extend(Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators)
     Game.objects.bulk_create(rows)
+    # the write rounds may go as fast as Postgres commits: about 10,000 writes a second in all
+    writes = args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players)
+    write_games_per_player = 2 + int(writes / len(solution.line))
+    first_write = Game.objects.order_by("-pk").values_list("pk", flat=True).first()
+    Game.objects.bulk_create(
+        [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(write_games_per_player)]
+    )
+    write_rows = Game.objects.filter(pk__gt=first_write).order_by("pk").values_list("pk", "player_id")
+    write_games: dict[int, list[int]] = defaultdict(list)
+    for game_id, player_id in write_rows:
+        write_games[player_id].append(game_id)
     games: dict[int, list[int]] = defaultdict(list)
-    for game_id, player_id in Game.objects.filter(player__in=players).order_by("-ranked", "pk").values_list("pk", "player_id"):
+    for game_id, player_id in (
+        Game.objects.filter(player__in=players, pk__lte=first_write).order_by("-ranked", "pk").values_list("pk", "player_id")
+    ):
         games[player_id].append(game_id)
+    # Each player's first game is part-played already, up to a point of the line drawn at random, so
+    # that the players are at every stage of a game at once and games end all through the rounds,
+    # as on a real day.  (Started together, all of them would finish within the same second or two.)
+    line = [str(move) for move in solution.line]
+    chooser = random.Random(4)
+    played = {games[user.pk][0]: chooser.randrange(len(line)) for user in players}
+    Move.objects.bulk_create(
+        [Move(game_id=game_id, number=n, notation=line[n - 1]) for game_id, count in played.items() for n in range(1, count + 1)]
+    )
+    for game_id, count in played.items():
+        Game.objects.filter(pk=game_id).update(move_count=count, version=count)
     return World(
         challenge_id=challenge.pk,
-        line=[str(move) for move in solution.line],
+        line=line,
         players=[(cookie(user), games[user.pk]) for user in players],
         spectators=[cookie(user) for user in spectators],
+        write_games=[write_games[user.pk] for user in players],
+        played=played,
     )
+
+
+def checkpoint(args: argparse.Namespace) -> None:
+    """Write out what setting up left dirty, so that no round pays for the set-up's writes."""
+    import psycopg
+
+    with psycopg.connect(f"{args.database_url.rstrip('/')}/piramide_bench", autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
 
 
 def free_port() -> int:
@@ -253,6 +301,8 @@ class Tally:
     seconds: float = 0.0
     #: CPU seconds the server process used during the round
     server_cpu: float = 0.0
+    #: whether the round went through the server (the durable writes do not)
+    served: bool = True
 
 
 @dataclass
@@ -478,6 +528,82 @@ async def run_live(
     return tally
 
 
+async def run_writes(args: argparse.Namespace, world: World, think: float, seconds: float, name: str) -> Tally:
+    """Each player writes its write game's next move as the server would (``MOVE_WRITE_SQL``, one
+    statement in autocommit) after each think time, on a pool of ``LIVE_MOVE_CONNECTIONS``
+    connections with the server's ``synchronous_commit``; the round trip is to the commit."""
+    import psycopg
+
+    from django.utils import timezone
+
+    from games.models import Game
+    from games.services import MOVE_WRITE_SQL
+
+    VERSION_SQL = f"SELECT version, move_count FROM {Game._meta.db_table} WHERE id = %s"  # noqa: N806
+
+    env = server_env(args)
+    options = "" if env.get("LIVE_MOVE_SYNCHRONOUS_COMMIT", "true").lower() in ("1", "true", "yes", "on") else "-c synchronous_commit=off"
+    pool: asyncio.Queue[Any] = asyncio.Queue()
+    for _ in range(int(env.get("LIVE_MOVE_CONNECTIONS", "4"))):
+        pool.put_nowait(await psycopg.AsyncConnection.connect(env["DATABASE_URL"], autocommit=True, options=options))
+    tally = Tally(name, served=False)
+    started, stop = asyncio.Event(), asyncio.Event()
+    rng = random.Random(3)
+
+    async def next_game(games: list[int]) -> tuple[int, int, int] | None:
+        """(game, version, moves) of the first of ``games`` whose log is not yet the whole line."""
+        conn = await pool.get()
+        try:
+            for game_id in games:
+                version, moves = await (await conn.execute(VERSION_SQL, [game_id])).fetchone()
+                if moves < len(world.line):
+                    return game_id, version, moves
+            return None
+        finally:
+            pool.put_nowait(conn)
+
+    async def writer(games: list[int], chooser: random.Random) -> None:
+        found = await next_game(games)
+        await started.wait()
+        try:
+            while not stop.is_set():
+                if found is None:
+                    raise RuntimeError("a player ran out of prepared games: raise the games per player")
+                game_id, version, moves = found
+                if moves == len(world.line):
+                    found = await next_game(games)
+                    continue
+                await asyncio.sleep(think_time(think, chooser))
+                sent = time.perf_counter()
+                conn = await pool.get()
+                try:
+                    cursor = await conn.execute(
+                        MOVE_WRITE_SQL, [moves + 1, version + 1, game_id, version, moves, moves + 1, world.line[moves], timezone.now()]
+                    )
+                finally:
+                    pool.put_nowait(conn)
+                if cursor.rowcount != 1:
+                    raise RuntimeError(f"the write of move {moves + 1} of game {game_id} found the row moved on")
+                found = game_id, version + 1, moves + 1
+                if not stop.is_set():
+                    tally.rtts.append(time.perf_counter() - sent)
+                    tally.messages += 1
+        except Exception as error:  # noqa: BLE001
+            tally.errors.append(f"write: {type(error).__name__}: {error}")
+
+    tasks = [asyncio.ensure_future(writer(games, random.Random(rng.random()))) for games in world.write_games]
+    await asyncio.sleep(1.0)
+    begin = time.monotonic()
+    started.set()
+    await asyncio.sleep(seconds)
+    stop.set()
+    tally.seconds = time.monotonic() - begin
+    await asyncio.gather(*tasks)
+    while not pool.empty():
+        await pool.get_nowait().close()
+    return tally
+
+
 # ----------------------------------------------------------------- reporting
 
 
@@ -497,8 +623,8 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
         "fanout_p50_ms": percentile(tally.fanouts, 0.50) * 1000 if tally.fanouts else None,
         "fanout_p99_ms": percentile(tally.fanouts, 0.99) * 1000 if tally.fanouts else None,
         "fanout_events": len(tally.fanouts),
-        "server_cpu_s": tally.server_cpu,
-        "server_cpu_ms_per_message": 1000 * tally.server_cpu / tally.messages if tally.messages else None,
+        "server_cpu_s": tally.server_cpu if tally.served else None,
+        "server_cpu_ms_per_message": 1000 * tally.server_cpu / tally.messages if tally.messages and tally.served else None,
         "rss_mb": memory[0],
         "peak_rss_mb": memory[1],
         "errors": len(tally.errors),
@@ -509,8 +635,10 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
     )
     print(
         f"{tally.name:<24} {row['per_second']:8.0f} msg/s  RTT p50 {row['rtt_p50_ms']:6.2f} ms p99 {row['rtt_p99_ms']:6.2f} ms"
-        f"{fanout}  server CPU {tally.server_cpu:.1f} s ({row['server_cpu_ms_per_message'] or 0:.2f} ms/msg)"
-        f"  RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})  errors {len(tally.errors)}",
+        f"{fanout}"
+        + (f"  server CPU {tally.server_cpu:.1f} s ({row['server_cpu_ms_per_message'] or 0:.2f} ms/msg)"
+           f"  RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})" if tally.served else "  (Postgres only, no server)")
+        + f"  errors {len(tally.errors)}",
         flush=True,
     )
     for error in sorted(set(tally.errors))[:5]:
@@ -539,12 +667,16 @@ def check_logs(ledger: Ledger) -> tuple[int, int, int]:
 async def main_async(args: argparse.Namespace, port: int, server_pid: int, world: World) -> list[dict[str, Any]]:
     rows = []
     ledger = Ledger()
+    for game_id, count in world.played.items():
+        ledger.accepted[game_id].extend((n, world.line[n - 1]) for n in range(1, count + 1))
     cursors = [{"index": 0} for _ in world.players]
     rounds = [
         ("echo", args.think, args.duration, f"echo, think {args.think}s"),
         ("live", args.think, args.duration, f"live, think {args.think}s"),
+        ("write", args.think, args.duration, f"durable write, think {args.think}s"),
         ("echo", 0.0, args.saturation_duration, "echo, saturated"),
         ("live", 0.0, args.saturation_duration, "live, saturated"),
+        ("write", 0.0, args.saturation_duration, "durable write, saturated"),
     ]
     for kind, think, seconds, name in rounds:
         print(f"... {name}", file=sys.stderr, flush=True)
@@ -552,6 +684,8 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int, world
         with client_collector.paused():
             if kind == "echo":
                 tally = await run_echo(port, len(world.players), think, seconds, name)
+            elif kind == "write":
+                tally = await run_writes(args, world, think, seconds, name)
             else:
                 tally = await run_live(port, world, args.spectators, think, seconds, name, ledger, cursors)
         tally.server_cpu = cpu_seconds(server_pid) - cpu
@@ -591,6 +725,7 @@ def main() -> None:
     world = build_world(args, games_per_player)
     print(f"challenge {world.challenge_id}: a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
           flush=True)
+    checkpoint(args)
     port = free_port()
     server = start_server(args, port)
     try:
@@ -601,15 +736,19 @@ def main() -> None:
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
-    echo_human, live_human, echo_sat, live_sat, logs = rows
+    echo_human, live_human, write_human, echo_sat, live_sat, write_sat, logs = rows
     print()
     print(f"move RTT p50 at human pace: {live_human['rtt_p50_ms']:.2f} ms = "
           f"{live_human['rtt_p50_ms'] / echo_human['rtt_p50_ms']:.2f}x the echo's {echo_human['rtt_p50_ms']:.2f} ms (target <= 2x)")
+    floor = echo_human["rtt_p50_ms"] + write_human["rtt_p50_ms"]
+    print(f"  its floor: the echo's p50 + the durable write's {write_human['rtt_p50_ms']:.2f} ms = {floor:.2f} ms "
+          f"= {floor / echo_human['rtt_p50_ms']:.2f}x the echo's")
     print(f"move RTT p99 at human pace: {live_human['rtt_p99_ms']:.2f} ms (target <= 20 ms)")
     if live_human["fanout_p99_ms"] is not None:
         print(f"fan-out p99 to {args.spectators} spectators: {live_human['fanout_p99_ms']:.2f} ms (target <= 50 ms)")
     print(f"saturated: {live_sat['per_second']:.0f} moves/s = {100 * live_sat['per_second'] / echo_sat['per_second']:.0f}% "
-          f"of the echo's {echo_sat['per_second']:.0f} messages/s (target >= 25%)")
+          f"of the echo's {echo_sat['per_second']:.0f} messages/s (target >= 25%); "
+          f"the durable write alone: {write_sat['per_second']:.0f} writes/s")
     print(f"machine load average {os.getloadavg()[0]:.1f} at the end")
     errors = sum(row.get("errors", 0) for row in rows)
     print(f"errors: {errors}; moves lost: {logs['lost']}; duplicated: {logs['duplicated']}")
