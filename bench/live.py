@@ -195,47 +195,41 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
         return str(session.session_key)
 
     players, spectators = users[: args.players], users[args.players :]
-    rows = []
-    for user in players:
-        rows.append(Game(challenge=challenge, player=user, ranked=True))
-        rows.extend(Game(challenge=challenge, player=user, ranked=False) for _ in range(games_per_player - 1))
-    # Spectators have played their own ranked game: they are past the spoiler line.
-    rows.extend(Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators)
-    Game.objects.bulk_create(rows)
-    # the write rounds may go as fast as Postgres commits: about 10,000 writes a second in all
-    writes = args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players)
-    write_games_per_player = 2 + int(writes / len(solution.line))
-    first_write = Game.objects.order_by("-pk").values_list("pk", flat=True).first()
-    Game.objects.bulk_create(
-        [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(write_games_per_player)]
-    )
-    write_rows = Game.objects.filter(pk__gt=first_write).order_by("pk").values_list("pk", "player_id")
-    write_games: dict[int, list[int]] = defaultdict(list)
-    for game_id, player_id in write_rows:
-        write_games[player_id].append(game_id)
-    games: dict[int, list[int]] = defaultdict(list)
-    for game_id, player_id in (
-        Game.objects.filter(player__in=players, pk__lte=first_write).order_by("-ranked", "pk").values_list("pk", "player_id")
-    ):
-        games[player_id].append(game_id)
-    # Each player's first game is part-played already, up to a point of the line drawn at random, so
-    # that the players are at every stage of a game at once and games end all through the rounds,
-    # as on a real day.  (Started together, all of them would finish within the same second or two.)
+    # Each player's first (ranked) game is stored part-played, up to a point of the line drawn at
+    # random, so that the players are at every stage of a game at once and games end all through
+    # the rounds, as on a real day.  (Started together, all of them would finish within a second or two.)
     line = [str(move) for move in solution.line]
     chooser = random.Random(4)
-    played = {games[user.pk][0]: chooser.randrange(len(line)) for user in players}
+    played = {user.pk: chooser.randrange(len(line)) for user in players}
+    # the write rounds may go as fast as Postgres commits: about 10,000 writes a second in all
+    writes = args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players)
+    write_games_per_player = 2 + int(writes / len(line))
+    rows = []
+    for user in players:
+        count = played[user.pk]
+        rows.append(Game(challenge=challenge, player=user, ranked=True, move_count=count, version=count))
+        rows.extend(Game(challenge=challenge, player=user, ranked=False) for _ in range(games_per_player - 1))
+    writing = [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(write_games_per_player)]
+    # Spectators have played their own ranked game: they are past the spoiler line.
+    rows.extend(Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators)
+    Game.objects.bulk_create(rows + writing)  # Postgres returns the new ids
+    games: dict[int, list[int]] = defaultdict(list)
+    for game in rows[: len(players) * games_per_player]:
+        games[game.player_id].append(game.pk)  # each player's ranked game first
+    write_games: dict[int, list[int]] = defaultdict(list)
+    for game in writing:
+        write_games[game.player_id].append(game.pk)
+    stored = {games[user.pk][0]: played[user.pk] for user in players}
     Move.objects.bulk_create(
-        [Move(game_id=game_id, number=n, notation=line[n - 1]) for game_id, count in played.items() for n in range(1, count + 1)]
+        [Move(game_id=game_id, number=n, notation=line[n - 1]) for game_id, count in stored.items() for n in range(1, count + 1)]
     )
-    for game_id, count in played.items():
-        Game.objects.filter(pk=game_id).update(move_count=count, version=count)
     return World(
         challenge_id=challenge.pk,
         line=line,
         players=[(cookie(user), games[user.pk]) for user in players],
         spectators=[cookie(user) for user in spectators],
         write_games=[write_games[user.pk] for user in players],
-        played=played,
+        played=stored,
     )
 
 
@@ -479,14 +473,22 @@ async def run_echo(port: int, clients: int, think: float, seconds: float, name: 
         asyncio.ensure_future(echo_client(port, think, stop, tally, random.Random(rng.random()), started))
         for _ in range(clients)
     ]
-    await asyncio.sleep(1.0 + clients * 0.005)
+    await clocked(tally, started, stop, tasks, seconds, settle=1.0 + clients * 0.005)
+    return tally
+
+
+async def clocked(
+    tally: Tally, started: asyncio.Event, stop: asyncio.Event, tasks: list[asyncio.Future[None]], seconds: float, settle: float
+) -> None:
+    """Give the clients ``settle`` seconds to get ready, then start them, stop them after ``seconds``
+    (the round's time, in ``tally``) and wait for them to finish."""
+    await asyncio.sleep(settle)
     begin = time.monotonic()
     started.set()
     await asyncio.sleep(seconds)
     stop.set()
     tally.seconds = time.monotonic() - begin
     await asyncio.gather(*tasks)
-    return tally
 
 
 async def run_live(
@@ -528,77 +530,60 @@ async def run_live(
     return tally
 
 
-async def run_writes(args: argparse.Namespace, world: World, think: float, seconds: float, name: str) -> Tally:
-    """Each player writes its write game's next move as the server would (``MOVE_WRITE_SQL``, one
-    statement in autocommit) after each think time, on a pool of ``LIVE_MOVE_CONNECTIONS``
-    connections with the server's ``synchronous_commit``; the round trip is to the commit."""
+async def run_writes(world: World, think: float, seconds: float, name: str, cursors: list[list[int]]) -> Tally:
+    """Each player writes the next move of its write game as the server would (``MOVE_WRITE_SQL``,
+    one statement in autocommit) after each think time, on as many connections as a server process
+    keeps for them (``live_moves.connection_params``: the server's settings, ``synchronous_commit``
+    included); the round trip is to the commit.  ``cursors``: per player, the write game it is on
+    and the moves it holds, carried from round to round (a fresh practice game's version is its
+    move count)."""
     import psycopg
-
+    from django.conf import settings
     from django.utils import timezone
 
-    from games.models import Game
+    from games.live_moves import connection_params
     from games.services import MOVE_WRITE_SQL
 
-    VERSION_SQL = f"SELECT version, move_count FROM {Game._meta.db_table} WHERE id = %s"  # noqa: N806
-
-    env = server_env(args)
-    options = "" if env.get("LIVE_MOVE_SYNCHRONOUS_COMMIT", "true").lower() in ("1", "true", "yes", "on") else "-c synchronous_commit=off"
     pool: asyncio.Queue[Any] = asyncio.Queue()
-    for _ in range(int(env.get("LIVE_MOVE_CONNECTIONS", "4"))):
-        pool.put_nowait(await psycopg.AsyncConnection.connect(env["DATABASE_URL"], autocommit=True, options=options))
+    for _ in range(settings.LIVE_MOVE_CONNECTIONS):
+        pool.put_nowait(await psycopg.AsyncConnection.connect(**connection_params()))
     tally = Tally(name, served=False)
     started, stop = asyncio.Event(), asyncio.Event()
     rng = random.Random(3)
+    length = len(world.line)
 
-    async def next_game(games: list[int]) -> tuple[int, int, int] | None:
-        """(game, version, moves) of the first of ``games`` whose log is not yet the whole line."""
-        conn = await pool.get()
-        try:
-            for game_id in games:
-                version, moves = await (await conn.execute(VERSION_SQL, [game_id])).fetchone()
-                if moves < len(world.line):
-                    return game_id, version, moves
-            return None
-        finally:
-            pool.put_nowait(conn)
-
-    async def writer(games: list[int], chooser: random.Random) -> None:
-        found = await next_game(games)
+    async def writer(games: list[int], cursor: list[int], chooser: random.Random) -> None:
         await started.wait()
         try:
             while not stop.is_set():
-                if found is None:
+                if cursor[1] == length:
+                    cursor[:] = [cursor[0] + 1, 0]
+                if cursor[0] == len(games):
                     raise RuntimeError("a player ran out of prepared games: raise the games per player")
-                game_id, version, moves = found
-                if moves == len(world.line):
-                    found = await next_game(games)
-                    continue
+                game_id, moves = games[cursor[0]], cursor[1]
                 await asyncio.sleep(think_time(think, chooser))
                 sent = time.perf_counter()
                 conn = await pool.get()
                 try:
-                    cursor = await conn.execute(
-                        MOVE_WRITE_SQL, [moves + 1, version + 1, game_id, version, moves, moves + 1, world.line[moves], timezone.now()]
+                    written = await conn.execute(
+                        MOVE_WRITE_SQL, [moves + 1, moves + 1, game_id, moves, moves, moves + 1, world.line[moves], timezone.now()]
                     )
                 finally:
                     pool.put_nowait(conn)
-                if cursor.rowcount != 1:
+                if written.rowcount != 1:
                     raise RuntimeError(f"the write of move {moves + 1} of game {game_id} found the row moved on")
-                found = game_id, version + 1, moves + 1
+                cursor[1] = moves + 1
                 if not stop.is_set():
                     tally.rtts.append(time.perf_counter() - sent)
                     tally.messages += 1
         except Exception as error:  # noqa: BLE001
             tally.errors.append(f"write: {type(error).__name__}: {error}")
 
-    tasks = [asyncio.ensure_future(writer(games, random.Random(rng.random()))) for games in world.write_games]
-    await asyncio.sleep(1.0)
-    begin = time.monotonic()
-    started.set()
-    await asyncio.sleep(seconds)
-    stop.set()
-    tally.seconds = time.monotonic() - begin
-    await asyncio.gather(*tasks)
+    tasks = [
+        asyncio.ensure_future(writer(games, cursor, random.Random(rng.random())))
+        for games, cursor in zip(world.write_games, cursors, strict=True)
+    ]
+    await clocked(tally, started, stop, tasks, seconds, settle=0.2)
     while not pool.empty():
         await pool.get_nowait().close()
     return tally
@@ -670,6 +655,7 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int, world
     for game_id, count in world.played.items():
         ledger.accepted[game_id].extend((n, world.line[n - 1]) for n in range(1, count + 1))
     cursors = [{"index": 0} for _ in world.players]
+    write_cursors = [[0, 0] for _ in world.players]
     rounds = [
         ("echo", args.think, args.duration, f"echo, think {args.think}s"),
         ("live", args.think, args.duration, f"live, think {args.think}s"),
@@ -685,7 +671,7 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int, world
             if kind == "echo":
                 tally = await run_echo(port, len(world.players), think, seconds, name)
             elif kind == "write":
-                tally = await run_writes(args, world, think, seconds, name)
+                tally = await run_writes(world, think, seconds, name, write_cursors)
             else:
                 tally = await run_live(port, world, args.spectators, think, seconds, name, ledger, cursors)
         tally.server_cpu = cpu_seconds(server_pid) - cpu
