@@ -386,8 +386,6 @@ class Perfect:
         self.clears = relaxed.clears
         #: the pyramid a line ends with at best: empty, or the apex alone
         self.goal = table.full if self.clears else table.full & ~1
-        #: the free places of a pyramid by value, by pyramid
-        self.free_by_value: dict[int, dict[int, tuple[int, ...]]] = {}
         #: the units a pyramid still holds (its cards and rows; the apex and its row left out where
         #: the pyramid cannot be cleared), by pyramid
         self.pyramid_units: dict[int, int] = {}
@@ -513,7 +511,7 @@ class Perfect:
                     break
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
             # later stop's; and a forced one would have been forced there already
-            removals = table.removals(position) if first else self._outside_removals(position)
+            removals = table.removals(position) if first else table.outside_removals(position)
             forced = self._forced(position, removals, lonely)
             if forced is not None:
                 # every such line from here, later stops included, may make it first
@@ -565,39 +563,6 @@ class Perfect:
                     self.line.extend(reversed(steps[:made]))
                     return True
         return False
-
-    def _outside_removals(self, position: Position) -> list[SolverMove]:
-        """``Table.outside_removals``, the free places of each value taken from a cache by pyramid."""
-        removed, stock, waste, drawn = position[:4]
-        table = self.table
-        by_value = self.free_by_value.get(removed)
-        if by_value is None:
-            values = table.values
-            by_value = {}
-            for i in table.free(removed):
-                by_value[values[i]] = by_value.get(values[i], ()) + (i,)
-            self.free_by_value[removed] = by_value
-        king, pair_sum = table.king, table.pair_sum
-        moves: list[SolverMove] = []
-        first = 0
-        if table.stock_top:
-            first = stock[0] if stock else 0
-        elif table.drawn_model:
-            first = drawn
-        if first:
-            if first == king:
-                moves.append((REMOVE, STOCK_REF, NO_CARD))
-            else:
-                moves.extend((REMOVE, i, STOCK_REF) for i in by_value.get(pair_sum - first, ()))
-        if waste:
-            top = waste[-1]
-            if top == king:
-                moves.append((REMOVE, -2, NO_CARD))
-            else:
-                moves.extend((REMOVE, i, -2) for i in by_value.get(pair_sum - top, ()))
-            if first and table.stock_waste_pairs and first + top == pair_sum:
-                moves.append((REMOVE, STOCK_REF, -2))
-        return moves
 
     def _lonely(self, removed: int, bag: int) -> int:
         """-1 if the pyramid is frozen (the engine's test: no free card is a king or has a partner to

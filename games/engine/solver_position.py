@@ -83,6 +83,7 @@ class Table:
         )
         self._free: dict[int, tuple[int, ...]] = {}
         self._free_bits: dict[int, int] = {}
+        self._free_by_value: dict[int, dict[int, tuple[int, ...]]] = {}
         self._values: dict[int, int] = {}
         self._others: dict[int, int] = {}
         self._useful: dict[int, int] = {}
@@ -198,32 +199,48 @@ class Table:
                     moves.append((REMOVE, place, other))
         return moves
 
-    def outside_removals(self, position: Position) -> list[SolverMove]:
-        """The removals that use the stock or waste top: what a draw can change (house rules aside)."""
-        removed, stock, waste, drawn, _, _ = position
-        outside: list[tuple[int, int]] = []
-        if self.stock_top:
-            if stock:
-                outside.append((STOCK_REF, stock[0]))
-        elif self.drawn_model and drawn:
-            outside.append((STOCK_REF, drawn))
-        if waste:
-            outside.append((-2, waste[-1]))
-        if not outside:
-            return []
-        king, pair_sum, values = self.king, self.pair_sum, self.values
-        free = self.free(removed)
+    def free_by_value(self, removed: int) -> dict[int, tuple[int, ...]]:
+        """``free(removed)`` grouped by value, each group in ``free``'s order (cached)."""
+        cached = self._free_by_value.get(removed)
+        if cached is None:
+            values = self.values
+            cached = {}
+            for i in self.free(removed):
+                cached[values[i]] = cached.get(values[i], ()) + (i,)
+            self._free_by_value[removed] = cached
+        return cached
+
+    def outside_removals(self, position: Position, waste_top: bool = True) -> list[SolverMove]:
+        """The removals that use the stock or waste top: what a draw can change (house rules aside).
+
+        Without ``waste_top``, those that pair the waste top with a pyramid card (or take it alone)
+        are left out: just after a draw where the stock top plays, the waste top was the stock top
+        at the stop before, and each of them gives the very position the same removal gave there.
+        """
+        removed, stock, waste, drawn = position[:4]
+        king, pair_sum = self.king, self.pair_sum
+        by_value = self.free_by_value(removed)
         moves: list[SolverMove] = []
-        for place, v in outside:
-            if v == king:
-                moves.append((REMOVE, place, NO_CARD))
-                continue
-            w = pair_sum - v
-            for i in free:
-                if values[i] == w:
-                    moves.append((REMOVE, i, place))
-        if len(outside) == 2 and self.stock_waste_pairs and outside[0][1] + outside[1][1] == pair_sum:
-            moves.append((REMOVE, STOCK_REF, -2))
+        first = 0
+        if self.stock_top:
+            first = stock[0] if stock else 0
+        elif self.drawn_model:
+            first = drawn
+        if first:
+            if first == king:
+                moves.append((REMOVE, STOCK_REF, NO_CARD))
+            else:
+                moves.extend((REMOVE, i, STOCK_REF) for i in by_value.get(pair_sum - first, ()))
+        if waste:
+            top = waste[-1]
+            if not waste_top:
+                pass
+            elif top == king:
+                moves.append((REMOVE, -2, NO_CARD))
+            else:
+                moves.extend((REMOVE, i, -2) for i in by_value.get(pair_sum - top, ()))
+            if first and self.stock_waste_pairs and first + top == pair_sum:
+                moves.append((REMOVE, STOCK_REF, -2))
         return moves
 
     def pair_allowed(self, a: int, b: int) -> bool:
