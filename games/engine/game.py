@@ -401,19 +401,23 @@ class Game:
         """
         rules = self.rules
         geo = self.geometry
+        removed, covers, pyramid, hidden = self.removed, geo.cover_masks, self.deal.pyramid, rules.face_down
         rows: list[list[dict[str, Any] | None]] = []
         face_down = 0
+        i = 0  # positions count row by row from the apex
         for r in range(rules.rows):
             row: list[dict[str, Any] | None] = []
-            for c in range(r + 1):
-                i = geo.index(r, c)
-                if self.removed >> i & 1:
+            for _ in range(r + 1):
+                if removed >> i & 1:
                     row.append(None)
-                elif self.is_face_up(i):
-                    row.append({"card": str(self.deal.pyramid[i]), "free": self.is_free(i)})
                 else:
-                    face_down += 1
-                    row.append({"face_down": True, "free": False})
+                    free = covers[i] & ~removed == 0
+                    if free or not hidden:
+                        row.append({"card": str(pyramid[i]), "free": free})
+                    else:
+                        face_down += 1
+                        row.append({"face_down": True, "free": False})
+                i += 1
             rows.append(row)
         top = self.stock[0] if rules.stock_model is StockModel.STOCK_TOP_AND_WASTE and self.stock else None
         return {
