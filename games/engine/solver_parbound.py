@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, REMOVE, STOCK_REF, Position, SolverMove, Table
+from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
 from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
 
 
