@@ -294,9 +294,8 @@ class ParSearch:
             if first or house:
                 removals = table.removals(position)
             else:
-                # where the stock top plays, the waste top's own removals just after a draw were the
-                # stock top's at the stop before, with the same children
-                removals = table.outside_removals(position, waste_top=not (table.stock_top and self.path[-1][0] == DRAW_KIND))
+                # just after a draw, the removals the stop before already made are left out
+                removals = table.outside_removals(position, just_drawn=self.path[-1][0] == DRAW_KIND)
             first = False
             king = self.outside_king(removals)
             if king is not None:

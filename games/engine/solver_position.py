@@ -210,12 +210,12 @@ class Table:
             self._free_by_value[removed] = cached
         return cached
 
-    def outside_removals(self, position: Position, waste_top: bool = True) -> list[SolverMove]:
+    def outside_removals(self, position: Position, just_drawn: bool = False) -> list[SolverMove]:
         """The removals that use the stock or waste top: what a draw can change (house rules aside).
 
-        Without ``waste_top``, those that pair the waste top with a pyramid card (or take it alone)
-        are left out: just after a draw where the stock top plays, the waste top was the stock top
-        at the stop before, and each of them gives the very position the same removal gave there.
+        ``just_drawn``: the position follows a draw.  Where the stock top plays, its waste top was
+        then the stock top at the stop before, and every removal of that card alone or with a
+        pyramid card gives the very position the same removal gave there: those are left out.
         """
         removed, stock, waste, drawn = position[:4]
         king, pair_sum = self.king, self.pair_sum
@@ -233,12 +233,11 @@ class Table:
                 moves.extend((REMOVE, i, STOCK_REF) for i in by_value.get(pair_sum - first, ()))
         if waste:
             top = waste[-1]
-            if not waste_top:
-                pass
-            elif top == king:
-                moves.append((REMOVE, -2, NO_CARD))
-            else:
-                moves.extend((REMOVE, i, -2) for i in by_value.get(pair_sum - top, ()))
+            if not (just_drawn and self.stock_top):
+                if top == king:
+                    moves.append((REMOVE, -2, NO_CARD))
+                else:
+                    moves.extend((REMOVE, i, -2) for i in by_value.get(pair_sum - top, ()))
             if first and self.stock_waste_pairs and first + top == pair_sum:
                 moves.append((REMOVE, STOCK_REF, -2))
         return moves

@@ -337,7 +337,6 @@ class WinSearch:
         # the bag of the waste's buried cards, and how many they were
         buried_bag, buried_dead = 0, 0
         plain = not (self.house or stuck or table.drawn_model)
-        stock_top = table.stock_top
         while True:
             self.budget.spend()
             if self.run_end is not None and self.budget.nodes > self.run_end:
@@ -390,9 +389,9 @@ class WinSearch:
                     move for move in table.removals(position, pyramid_pairs=False) if -3 < move[1] < 0 or -3 < move[2] < 0
                 ]
             else:
-                # where the stock top plays, the waste top's own removals were the stock top's at the
-                # stop before, and gave the same children (docs/solver.md, "No stop twice")
-                removals = table.outside_removals(position, waste_top=not (stock_top and steps[-1][0] == DRAW_KIND))
+                # just after a draw, the removals the stop before already made are left out
+                # (docs/solver.md, "No stop twice")
+                removals = table.outside_removals(position, just_drawn=steps[-1][0] == DRAW_KIND)
             first = False
             forced = forced_move(table, position, bag, removals, bool(self.house) and not single)
             if forced is not None:
