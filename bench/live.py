@@ -2,7 +2,7 @@
 bare Channels echo consumer on the same server stack measured in the same run as the floor.
 
     .venv/bin/python bench/live.py [--players 200] [--spectators 200] [--think 0.5]
-                                   [--duration 20] [--saturation-duration 10] [--ws auto]
+                                   [--duration 20] [--saturation-duration 10] [--ws auto] [--servers 1]
 
 It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
 migrates it, creates a classic challenge for today with a winnable deal, the players (each with a
@@ -11,7 +11,10 @@ already played up to a point of the solver's line drawn at random, so the player
 stage of a game and games end all through the rounds, not all within the same second) and the
 spectators (each past the spoiler line, so they watch move by move), then starts one uvicorn
 process (uvloop, httptools) serving ``piramide_site.asgi`` plus an echo route, on the Redis
-channel layer.
+channel layer.  ``--servers N`` starts N of them on ports of their own: the players and the echo
+clients are dealt among them in turn, each spectator goes to one drawn at random (so some events
+reach their watchers from another process, through Redis), and the servers' CPU and memory are
+added up.
 
 Rounds, each ``--duration`` seconds (the saturation rounds ``--saturation-duration``); in each,
 every client's first socket is open before the clock starts, so no round is timed from a herd of
@@ -276,6 +279,12 @@ def memory_mb(pid: int) -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
+def total_memory_mb(pids: list[int]) -> tuple[float, float]:
+    """(resident now, peak resident) of the server processes together, in MB."""
+    figures = [memory_mb(pid) for pid in pids]
+    return sum(now for now, _ in figures), sum(peak for _, peak in figures)
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds a process has used (all its threads)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -464,14 +473,15 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
         tally.errors.append(f"spectator: {type(error).__name__}: {error}")
 
 
-async def run_echo(port: int, clients: int, think: float, seconds: float, name: str) -> Tally:
-    """One echo client per player, all connected before the clock starts; stopped after ``seconds``."""
+async def run_echo(ports: list[int], clients: int, think: float, seconds: float, name: str) -> Tally:
+    """One echo client per player (on the player's server), all connected before the clock starts;
+    stopped after ``seconds``."""
     tally = Tally(name)
     started, stop = asyncio.Event(), asyncio.Event()
     rng = random.Random(1)
     tasks = [
-        asyncio.ensure_future(echo_client(port, think, stop, tally, random.Random(rng.random()), started))
-        for _ in range(clients)
+        asyncio.ensure_future(echo_client(ports[i % len(ports)], think, stop, tally, random.Random(rng.random()), started))
+        for i in range(clients)
     ]
     await clocked(tally, started, stop, tasks, seconds, settle=1.0 + clients * 0.005)
     return tally
@@ -492,7 +502,7 @@ async def clocked(
 
 
 async def run_live(
-    port: int, world: World, spectators: int, think: float, seconds: float, name: str, ledger: Ledger,
+    ports: list[int], world: World, spectators: int, think: float, seconds: float, name: str, ledger: Ledger,
     cursors: list[dict[str, int]],
 ) -> Tally:
     tally = Tally(name)
@@ -500,15 +510,19 @@ async def run_live(
     ready = Ready(len(world.players) + min(spectators, len(world.spectators)))
     follows: list[list[Follow]] = [[] for _ in world.players]
     spectator_tasks = []
+    # a spectator's server is drawn at random, as a load balancer would send it: with more than one
+    # server, some of the events it watches come from another process, through Redis
+    servers = random.Random(3)
     for i, cookie in enumerate(world.spectators[:spectators]):
         follow = Follow()
         follows[i % len(world.players)].append(follow)
+        port = ports[servers.randrange(len(ports))]
         spectator_tasks.append(asyncio.ensure_future(spectator_client(port, cookie, follow, tally, ledger, ready)))
     rng = random.Random(2)
     clock = {"until": float("inf")}
     player_tasks = [
         asyncio.ensure_future(
-            player_client(port, cookie, games, world.line, think, clock, tally, ledger, follows[i],
+            player_client(ports[i % len(ports)], cookie, games, world.line, think, clock, tally, ledger, follows[i],
                           random.Random(rng.random()), started, ready, cursors[i])
         )
         for i, (cookie, games) in enumerate(world.players)
@@ -649,7 +663,7 @@ def check_logs(ledger: Ledger) -> tuple[int, int, int]:
     return len(ledger.accepted), lost, extra
 
 
-async def main_async(args: argparse.Namespace, port: int, server_pid: int, world: World) -> list[dict[str, Any]]:
+async def main_async(args: argparse.Namespace, ports: list[int], server_pids: list[int], world: World) -> list[dict[str, Any]]:
     rows = []
     ledger = Ledger()
     for game_id, count in world.played.items():
@@ -666,16 +680,16 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int, world
     ]
     for kind, think, seconds, name in rounds:
         print(f"... {name}", file=sys.stderr, flush=True)
-        cpu = cpu_seconds(server_pid)
+        cpu = sum(cpu_seconds(pid) for pid in server_pids)
         with client_collector.paused():
             if kind == "echo":
-                tally = await run_echo(port, len(world.players), think, seconds, name)
+                tally = await run_echo(ports, len(world.players), think, seconds, name)
             elif kind == "write":
                 tally = await run_writes(world, think, seconds, name, write_cursors)
             else:
-                tally = await run_live(port, world, args.spectators, think, seconds, name, ledger, cursors)
-        tally.server_cpu = cpu_seconds(server_pid) - cpu
-        rows.append(report(tally, memory_mb(server_pid)))
+                tally = await run_live(ports, world, args.spectators, think, seconds, name, ledger, cursors)
+        tally.server_cpu = sum(cpu_seconds(pid) for pid in server_pids) - cpu
+        rows.append(report(tally, total_memory_mb(server_pids)))
     games, lost, extra = await asyncio.to_thread(check_logs, ledger)
     print(f"move logs: {games} games checked, {sum(len(v) for v in ledger.accepted.values())} accepted moves, "
           f"{lost} lost, {extra} duplicated or unexpected", flush=True)
@@ -692,17 +706,21 @@ def main() -> None:
     parser.add_argument("--saturation-duration", type=float, default=10.0)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
+    parser.add_argument("--servers", type=int, default=1, help="uvicorn processes, each on a port of its own (default 1)")
     parser.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation (its --ws)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     if args.spectators > args.players * 4:
         parser.error("at most four spectators per player")
+    if args.servers < 1:
+        parser.error("--servers must be at least 1")
 
     import uvloop
 
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     print(f"players {args.players}, spectators {args.spectators}, think {args.think} s, "
-          f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis layer, one uvicorn process",
+          f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis layer, "
+          f"{'one uvicorn process' if args.servers == 1 else f'{args.servers} uvicorn processes'}",
           flush=True)
     recreate_database(args)
     moves_per_game = 60
@@ -712,16 +730,24 @@ def main() -> None:
     print(f"challenge {world.challenge_id}: a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
           flush=True)
     checkpoint(args)
-    port = free_port()
-    server = start_server(args, port)
+    ports: list[int] = []
+    while len(ports) < args.servers:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    servers: list[subprocess.Popen[bytes]] = []
     try:
-        rows = uvloop.run(main_async(args, port, server.pid, world))
+        for port in ports:
+            servers.append(start_server(args, port))
+        rows = uvloop.run(main_async(args, ports, [server.pid for server in servers], world))
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
     echo_human, live_human, write_human, echo_sat, live_sat, write_sat, logs = rows
     print()
     print(f"move RTT p50 at human pace: {live_human['rtt_p50_ms']:.2f} ms = "
