@@ -185,6 +185,12 @@ class Table:
     def removals(self, position: Position, pyramid_pairs: bool = True) -> list[SolverMove]:
         """Every king and pair the rules allow now (without pairs of two pyramid cards if not
         ``pyramid_pairs``)."""
+        if self.reach == 1:
+            return self._top_removals(position, pyramid_pairs)
+        return self._pairwise_removals(position, pyramid_pairs)
+
+    def _pairwise_removals(self, position: Position, pyramid_pairs: bool) -> list[SolverMove]:
+        """``removals`` by trying every two cards in play, deep waste cards included."""
         cards = self.playable(position)
         king, pair_sum = self.king, self.pair_sum
         moves: list[SolverMove] = []
@@ -197,6 +203,45 @@ class Table:
             for other, other_value in cards[k + 1 :]:
                 if other_value == want and (pyramid_pairs or place < 0 or other < 0) and self.pair_allowed(place, other):
                     moves.append((REMOVE, place, other))
+        return moves
+
+    def _top_removals(self, position: Position, pyramid_pairs: bool) -> list[SolverMove]:
+        """``removals`` where only the top of the waste plays beside the pyramid (and the stock top
+        or the drawn card): the same moves in the same order, the pyramid's partners looked up by
+        value instead of by trying every pair."""
+        removed, stock, waste, drawn = position[:4]
+        king, pair_sum, values = self.king, self.pair_sum, self.values
+        by_value = self._free_by_value.get(removed)
+        if by_value is None:
+            by_value = self.free_by_value(removed)
+        outside: list[tuple[int, int]] = []
+        if self.stock_top:
+            if stock:
+                outside.append((STOCK_REF, stock[0]))
+        elif self.drawn_model and drawn:
+            outside.append((STOCK_REF, drawn))
+        if waste:
+            outside.append((-2, waste[-1]))
+        moves: list[SolverMove] = []
+        for i in self.free(removed):
+            v = values[i]
+            if v == king:
+                moves.append((REMOVE, i, NO_CARD))
+                continue
+            want = pair_sum - v
+            if pyramid_pairs:
+                # free cards come in increasing place: the partners after this one
+                for j in by_value.get(want, ()):
+                    if j > i:
+                        moves.append((REMOVE, i, j))
+            for place, value in outside:
+                if value == want:
+                    moves.append((REMOVE, i, place))
+        for k, (place, value) in enumerate(outside):
+            if value == king:
+                moves.append((REMOVE, place, NO_CARD))
+            elif k == 0 and len(outside) == 2 and self.stock_waste_pairs and value + outside[1][1] == pair_sum:
+                moves.append((REMOVE, place, outside[1][0]))
         return moves
 
     def free_by_value(self, removed: int) -> dict[int, tuple[int, ...]]:
@@ -219,7 +264,9 @@ class Table:
         """
         removed, stock, waste, drawn = position[:4]
         king, pair_sum = self.king, self.pair_sum
-        by_value = self.free_by_value(removed)
+        by_value = self._free_by_value.get(removed)
+        if by_value is None:
+            by_value = self.free_by_value(removed)
         moves: list[SolverMove] = []
         first = 0
         if self.stock_top:
@@ -230,14 +277,16 @@ class Table:
             if first == king:
                 moves.append((REMOVE, STOCK_REF, NO_CARD))
             else:
-                moves.extend((REMOVE, i, STOCK_REF) for i in by_value.get(pair_sum - first, ()))
+                for i in by_value.get(pair_sum - first, ()):
+                    moves.append((REMOVE, i, STOCK_REF))
         if waste:
             top = waste[-1]
             if not (just_drawn and self.stock_top):
                 if top == king:
                     moves.append((REMOVE, -2, NO_CARD))
                 else:
-                    moves.extend((REMOVE, i, -2) for i in by_value.get(pair_sum - top, ()))
+                    for i in by_value.get(pair_sum - top, ()):
+                        moves.append((REMOVE, i, -2))
             if first and self.stock_waste_pairs and first + top == pair_sum:
                 moves.append((REMOVE, STOCK_REF, -2))
         return moves

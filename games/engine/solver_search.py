@@ -108,6 +108,12 @@ def dead_card(table: Table, position: Position) -> bool:
     return False
 
 
+def lowest_first(move: SolverMove) -> int:
+    """The sort key of a removal whose lowest pyramid card lies lowest first (pyramid places count up
+    row by row; outside places are negative, so a pair of two outside cards comes last)."""
+    return -max(move[1], move[2])
+
+
 def partner_count(table: Table, removed: int, bag: int, place: int) -> int:
     """How many cards could ever pair with the pyramid card at ``place``, given the bag of the
     outside cards still usable."""
@@ -186,6 +192,8 @@ class WinSearch:
         self.line: list[SolverMove] = []
         self.drawn_model = int(table.drawn_model)
         self.house = table.house
+        #: a removal touches nothing but the pyramid, the stock top and the waste top (``_try``)
+        self.quick_removals = not (table.house or table.drawn_model) and table.reach == 1
         #: the order the removals of a stop are tried in during this run: None for lowest pyramid card
         #: first, else a shuffle drawn from this generator (docs/solver.md, "Restarts")
         self.shuffle: random.Random | None = None
@@ -337,9 +345,19 @@ class WinSearch:
         # the bag of the waste's buried cards, and how many they were
         buried_bag, buried_dead = 0, 0
         plain = not (self.house or stuck or table.drawn_model)
+        budget = self.budget
+        # ``budget.spend()`` inline: a stop is the search's unit of work, and the call costs a few per cent
+        node_limit = budget.node_limit
+        run_end = self.run_end
+        deadline = budget.deadline
         while True:
-            self.budget.spend()
-            if self.run_end is not None and self.budget.nodes > self.run_end:
+            budget.nodes += 1
+            nodes = budget.nodes
+            if node_limit is not None and nodes > node_limit:
+                raise OutOfBudget
+            if deadline is not None and not nodes % Budget.CHECK_EVERY and budget.clock() > deadline:
+                raise OutOfBudget
+            if run_end is not None and nodes > run_end:
                 raise _Restart
             if position[4] == table.recycles:
                 # in the last pass the waste only grows: once its buried cards make the pyramid
@@ -393,7 +411,7 @@ class WinSearch:
                 # (docs/solver.md, "No stop twice")
                 removals = table.outside_removals(position, just_drawn=steps[-1][0] == DRAW_KIND)
             first = False
-            forced = forced_move(table, position, bag, removals, bool(self.house) and not single)
+            forced = forced_move(table, position, bag, removals, bool(self.house) and not single) if removals else None
             if forced is not None:
                 moves = [forced]
             else:
@@ -402,7 +420,7 @@ class WinSearch:
                 if len(removals) < 2:
                     pass
                 elif self.shuffle is None:
-                    removals.sort(key=lambda move: -max(move[1], move[2]))
+                    removals.sort(key=lowest_first)
                 else:
                     self.shuffle.shuffle(removals)
                 moves = removals
@@ -468,7 +486,21 @@ class WinSearch:
 
     def _try(self, position: Position, bag: int, move: SolverMove) -> bool:
         table = self.table
-        child = table.apply(position, move)
+        if self.quick_removals and move[0] == REMOVE:
+            # ``table.apply`` of a removal where only the stock top and the waste top play
+            a, b = move[1], move[2]
+            removed, stock, waste = position[0], position[1], position[2]
+            if a >= 0:
+                removed |= 1 << a
+            if b >= 0:
+                removed |= 1 << b
+            if a == STOCK_REF or b == STOCK_REF:
+                stock = stock[1:]
+            if a == -2 or b == -2:
+                waste = waste[:-1]
+            child = (removed, stock, waste, position[3], position[4], position[5])
+        else:
+            child = table.apply(position, move)
         if move[0] != REMOVE:
             if self._search(child, bag):
                 self.line.append(move)
@@ -487,7 +519,13 @@ class WinSearch:
             if b < 0:
                 bag -= 1 << BITS * w
             removed = child[0]
-            if relaxation.dead(removed, bag, v) or relaxation.dead(removed, bag, w):
+            # (``dead`` answers at once when the bag holds a partner: asked only when it does not)
+            if (
+                not bag >> BITS * w & NIBBLE
+                and relaxation.dead(removed, bag, v)
+                or not bag >> BITS * v & NIBBLE
+                and relaxation.dead(removed, bag, w)
+            ):
                 return False
             if not relaxation.clearable(removed, bag):
                 return False

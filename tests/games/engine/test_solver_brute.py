@@ -16,7 +16,7 @@ import pytest
 from games.engine.brute import explore
 from games.engine.game import Game, Outcome
 from games.engine.deal import deal_from_seed
-from games.engine.rules import Rules, StockModel, get_rules
+from games.engine.rules import PRESETS, Rules, StockModel, get_rules
 from games.engine.solver import Verdict, hint, solve, solve_par
 from games.engine.solver_position import DRAW_KIND, Position, SolverMove, position_of, table_for
 from games.engine.solver_relax import buried
@@ -185,3 +185,25 @@ def test_just_after_a_draw_the_waste_tops_removals_repeat_the_stop_befores(prese
         assert compared > 50
     else:
         assert not compared, "where only the waste top plays, the card just drawn is new"
+
+
+@pytest.mark.parametrize("name", sorted(set(PRESETS) | set(VARIANTS)))
+def test_removals_by_value_are_the_pairwise_removals_in_the_same_order(name: str) -> None:
+    """Where only the waste top plays beside the pyramid, ``Table.removals`` looks the pyramid's
+    partners up by value; it must list exactly the moves trying every two cards lists, in the same
+    order (the order of trial, and of the restarts' shuffles, depends on it)."""
+    rules = PRESETS[name] if name in PRESETS else VARIANTS[name]
+    rng = random.Random(f"removals {name}")
+    compared = 0
+    for _ in range(150):
+        if name in VARIANTS:
+            game = random_midgame(random_deal(rules, rng), rng, 6)
+        else:
+            game = random_midgame(deal_from_seed(rules, rng.randrange(10_000)), rng, 40)
+        table, position = table_for(game), position_of(game)
+        if table.reach != 1:
+            pytest.skip("deep waste cards play here: only the pairwise removals apply")
+        for pyramid_pairs in (True, False):
+            assert table.removals(position, pyramid_pairs) == table._pairwise_removals(position, pyramid_pairs), f"{game.deal} after {game.moves}"
+        compared += bool(table.removals(position))
+    assert compared > 30
