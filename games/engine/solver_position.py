@@ -62,6 +62,8 @@ class Table:
         self.put_back = rules.house_put_back
         self.return_three = rules.house_return_three
         self.house = rules.house_put_back or rules.house_return_three
+        #: a removal takes pyramid cards, the stock top and the waste top, and touches nothing else (``apply``)
+        self.top_removals = self.reach == 1 and not self.drawn_model and not self.house
         self.recycles = rules.recycles
         #: a draw only when no king or pair can go (forty): draws no longer run freely along a stretch
         self.stuck_draws = rules.draw_only_when_stuck
@@ -211,9 +213,7 @@ class Table:
         value instead of by trying every pair."""
         removed, stock, waste, drawn = position[:4]
         king, pair_sum, values = self.king, self.pair_sum, self.values
-        by_value = self._free_by_value.get(removed)
-        if by_value is None:
-            by_value = self.free_by_value(removed)
+        by_value = self.free_by_value(removed)
         outside: list[tuple[int, int]] = []
         if self.stock_top:
             if stock:
@@ -264,9 +264,7 @@ class Table:
         """
         removed, stock, waste, drawn = position[:4]
         king, pair_sum = self.king, self.pair_sum
-        by_value = self._free_by_value.get(removed)
-        if by_value is None:
-            by_value = self.free_by_value(removed)
+        by_value = self.free_by_value(removed)
         moves: list[SolverMove] = []
         first = 0
         if self.stock_top:
@@ -327,6 +325,18 @@ class Table:
     def apply(self, position: Position, move: SolverMove) -> Position:
         removed, stock, waste, drawn, recycles, house = position
         kind = move[0]
+        if kind == REMOVE and self.top_removals:
+            # only the stock top and the waste top can go beside pyramid cards, and nothing looks back
+            a, b = move[1], move[2]
+            if a >= 0:
+                removed |= 1 << a
+            if b >= 0:
+                removed |= 1 << b
+            if a == STOCK_REF or b == STOCK_REF:
+                stock = stock[1:]
+            if a == -2 or b == -2:
+                waste = waste[:-1]
+            return (removed, stock, waste, drawn, recycles, house)
         if self.house:
             house &= ~HOUSE_LAST_DRAW
         if kind == REMOVE:

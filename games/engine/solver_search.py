@@ -192,8 +192,6 @@ class WinSearch:
         self.line: list[SolverMove] = []
         self.drawn_model = int(table.drawn_model)
         self.house = table.house
-        #: a removal touches nothing but the pyramid, the stock top and the waste top (``_try``)
-        self.quick_removals = not (table.house or table.drawn_model) and table.reach == 1
         #: the order the removals of a stop are tried in during this run: None for lowest pyramid card
         #: first, else a shuffle drawn from this generator (docs/solver.md, "Restarts")
         self.shuffle: random.Random | None = None
@@ -486,21 +484,7 @@ class WinSearch:
 
     def _try(self, position: Position, bag: int, move: SolverMove) -> bool:
         table = self.table
-        if self.quick_removals and move[0] == REMOVE:
-            # ``table.apply`` of a removal where only the stock top and the waste top play
-            a, b = move[1], move[2]
-            removed, stock, waste = position[0], position[1], position[2]
-            if a >= 0:
-                removed |= 1 << a
-            if b >= 0:
-                removed |= 1 << b
-            if a == STOCK_REF or b == STOCK_REF:
-                stock = stock[1:]
-            if a == -2 or b == -2:
-                waste = waste[:-1]
-            child = (removed, stock, waste, position[3], position[4], position[5])
-        else:
-            child = table.apply(position, move)
+        child = table.apply(position, move)
         if move[0] != REMOVE:
             if self._search(child, bag):
                 self.line.append(move)
