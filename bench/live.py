@@ -55,7 +55,6 @@ import asyncio
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -70,6 +69,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import collector as client_collector  # noqa: E402
+from bench.processes import cpu_seconds, free_ports, stop  # noqa: E402
 
 ECHO_PATH = "/ws/echo/"
 
@@ -244,12 +244,6 @@ def checkpoint(args: argparse.Namespace) -> None:
         conn.execute("CHECKPOINT")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def start_server(args: argparse.Namespace, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "bench.live:application", "--host", "127.0.0.1", "--port", str(port),
@@ -283,12 +277,6 @@ def total_memory_mb(pids: list[int]) -> tuple[float, float]:
     """(resident now, peak resident) of the server processes together, in MB."""
     figures = [memory_mb(pid) for pid in pids]
     return sum(now for now, _ in figures), sum(peak for _, peak in figures)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds a process has used (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # ----------------------------------------------------------------- the clients
@@ -730,24 +718,14 @@ def main() -> None:
     print(f"challenge {world.challenge_id}: a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
           flush=True)
     checkpoint(args)
-    ports: list[int] = []
-    while len(ports) < args.servers:
-        port = free_port()
-        if port not in ports:
-            ports.append(port)
+    ports = free_ports(args.servers)
     servers: list[subprocess.Popen[bytes]] = []
     try:
         for port in ports:
             servers.append(start_server(args, port))
         rows = uvloop.run(main_async(args, ports, [server.pid for server in servers], world))
     finally:
-        for server in servers:
-            server.terminate()
-        for server in servers:
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        stop(servers, timeout=15)
     echo_human, live_human, write_human, echo_sat, live_sat, write_sat, logs = rows
     print()
     print(f"move RTT p50 at human pace: {live_human['rtt_p50_ms']:.2f} ms = "

@@ -41,7 +41,6 @@ import asyncio
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -56,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import collector as client_collector  # noqa: E402
+from bench.processes import cpu_seconds, free_ports, stop  # noqa: E402
 
 PASSWORD = "load-test-password-1"
 DB_NAME = "piramide_load"
@@ -97,12 +97,6 @@ def server_env(database_url: str, redis_url: str, prefix: str) -> dict[str, str]
     }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @dataclass
 class Shape:
     servers: list[tuple[subprocess.Popen[bytes], int]]
@@ -117,24 +111,7 @@ class Shape:
         return sum(cpu_seconds(process.pid) for process, _ in self.servers)
 
     def stop(self) -> None:
-        processes = [process for process, _ in self.servers] + [self.worker]
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        stop([process for process, _ in self.servers] + [self.worker], timeout=20)
 
 
 def start_shape(env: dict[str, str], servers: int, log_dir: Path) -> Shape:
@@ -142,8 +119,7 @@ def start_shape(env: dict[str, str], servers: int, log_dir: Path) -> Shape:
     log_dir.mkdir(parents=True, exist_ok=True)
     started: list[tuple[subprocess.Popen[bytes], int]] = []
     logs = []
-    for _ in range(servers):
-        port = free_port()
+    for port in free_ports(servers):
         log = log_dir / f"server-{port}.log"
         logs.append(log)
         process = subprocess.Popen(
