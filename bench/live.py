@@ -3,9 +3,11 @@ bare Channels echo consumer on the same server stack measured in the same run as
 
     .venv/bin/python bench/live.py [--players 200] [--spectators 200] [--think 0.5]
                                    [--duration 20] [--saturation-duration 10] [--ws auto] [--servers 1]
+                                   [--seed 1]
 
 It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
-migrates it, creates a classic challenge for today with a winnable deal, the players (each with a
+migrates it, creates a classic challenge for today with a winnable deal (the first from ``--seed``
+on, so that runs compare the same day), the players (each with a
 ranked game and practice games of that deal, so they can keep playing; the ranked game is stored
 already played up to a point of the solver's line drawn at random, so the players are at every
 stage of a game and games end all through the rounds, not all within the same second) and the
@@ -147,6 +149,7 @@ def recreate_database(args: argparse.Namespace) -> None:
 @dataclass
 class World:
     challenge_id: int
+    seed: int
     line: list[str]
     #: per player: the session cookie and the ids of the games it will play, in order
     players: list[tuple[str, list[int]]]
@@ -173,11 +176,14 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     from games.selectors import local_today
     from games.services import draw_seed
 
+    # the first winnable classic deal from --seed on (a random one with --seed -1): the same seed,
+    # the same day to play, so that two runs compare like with like
+    seed = draw_seed() if args.seed < 0 else args.seed
     while True:
-        seed = draw_seed()
         solution = solve(EngineGame.from_seed("classic", seed), time_limit=5)
         if solution.line:
             break
+        seed = draw_seed() if args.seed < 0 else seed + 1
     challenge = DailyChallenge.objects.create(
         date=local_today(), preset="classic", seed=seed, seed_commitment=seed_commitment("classic", seed),
         status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(solution.line),
@@ -228,6 +234,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     )
     return World(
         challenge_id=challenge.pk,
+        seed=seed,
         line=line,
         players=[(cookie(user), games[user.pk]) for user in players],
         spectators=[cookie(user) for user in spectators],
@@ -286,6 +293,8 @@ def total_memory_mb(pids: list[int]) -> tuple[float, float]:
 class Tally:
     name: str
     rtts: list[float] = field(default_factory=list)
+    #: which of ``rtts`` are of moves that ended a game (the locked path, scoring, the leaderboard)
+    ending: set[int] = field(default_factory=set)
     fanouts: list[float] = field(default_factory=list)
     messages: int = 0
     errors: list[str] = field(default_factory=list)
@@ -409,6 +418,8 @@ async def player_client(
                     await ws.send(json.dumps({"type": "move", "move": line[seen], "seen": seen}))
                     reply = await receive_until(ws, "move.ok")
                     tally.rtts.append(time.perf_counter() - sent)
+                    if seen + 1 == len(line):
+                        tally.ending.add(len(tally.rtts) - 1)
                     tally.messages += 1
                     ledger.accepted[game_id].append((reply["version"], line[seen]))
             finally:
@@ -602,11 +613,16 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
+    ending = [rtt for number, rtt in enumerate(tally.rtts) if number in tally.ending]
+    others = [rtt for number, rtt in enumerate(tally.rtts) if number not in tally.ending]
     row = {
         "round": tally.name,
         "per_second": tally.messages / tally.seconds if tally.seconds else 0.0,
         "rtt_p50_ms": percentile(tally.rtts, 0.50) * 1000,
         "rtt_p99_ms": percentile(tally.rtts, 0.99) * 1000,
+        "ending_moves": len(ending),
+        "ending_rtt_p50_ms": percentile(ending, 0.50) * 1000 if ending else None,
+        "other_rtt_p99_ms": percentile(others, 0.99) * 1000 if ending else None,
         "fanout_p50_ms": percentile(tally.fanouts, 0.50) * 1000 if tally.fanouts else None,
         "fanout_p99_ms": percentile(tally.fanouts, 0.99) * 1000 if tally.fanouts else None,
         "fanout_events": len(tally.fanouts),
@@ -628,6 +644,9 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
         + f"  errors {len(tally.errors)}",
         flush=True,
     )
+    if ending:
+        print(f"{'':<24} the {row['ending_moves']} moves that ended a game: RTT p50 {row['ending_rtt_p50_ms']:.2f} ms; "
+              f"the others' p99 {row['other_rtt_p99_ms']:.2f} ms")
     for error in sorted(set(tally.errors))[:5]:
         print(f"    error: {error}")
     return row
@@ -696,6 +715,7 @@ def main() -> None:
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
     parser.add_argument("--servers", type=int, default=1, help="uvicorn processes, each on a port of its own (default 1)")
     parser.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation (its --ws)")
+    parser.add_argument("--seed", type=int, default=1, help="the day's deal: the first winnable classic deal from this seed on (-1: a random one)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     if args.spectators > args.players * 4:
@@ -715,7 +735,7 @@ def main() -> None:
     saturated_moves = 4000 * args.saturation_duration / max(1, args.players)
     games_per_player = int(2 + args.duration / max(0.05, args.think) / moves_per_game + saturated_moves / 30)
     world = build_world(args, games_per_player)
-    print(f"challenge {world.challenge_id}: a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
+    print(f"challenge {world.challenge_id} (classic seed {world.seed}): a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
           flush=True)
     checkpoint(args)
     ports = free_ports(args.servers)
