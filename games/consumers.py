@@ -15,13 +15,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
-from asgiref.sync import SyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.consumer import get_handler_name
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connections
+from django.db import InterfaceError, OperationalError
 
 from piramide_site import jsontext
+from piramide_site.db_calls import db_call
 from piramide_site.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
 
 from . import events, live, live_moves, services
@@ -34,46 +34,6 @@ SOCKET_CODES = {"illegal_move": "illegal"}
 MAX_REFUSED_IN_ROW = 50
 
 Handler = Callable[[dict[str, Any], str | None], Awaitable[None]]
-
-
-def _tidy_connections() -> None:
-    """Before and after a socket's database call: keep the thread's connection, unless it broke.
-
-    The calls run on the event loop's thread pool, whose few threads live as long as the process,
-    so each keeps one connection for ``LIVE_DB_CONN_MAX_AGE`` seconds (300; 0 with the Postgres pool,
-    which lends one per call) whatever
-    ``CONN_MAX_AGE`` says: under ASGI, Django opens a thread per HTTP request, where persistent
-    connections would pile up, so ``CONN_MAX_AGE`` may well be 0, and a move would then open a
-    new connection every time.  A connection that failed, or was left outside autocommit, is
-    closed as Django closes it (``close_if_unusable_or_obsolete``); the next call reconnects.
-    """
-    keep = float(getattr(settings, "LIVE_DB_CONN_MAX_AGE", 300))
-    for conn in connections.all(initialized_only=True):
-        raw = conn.connection
-        if raw is not None and conn.__dict__.get("_live_kept") != id(raw):
-            conn.__dict__["_live_kept"] = id(raw)
-            conn.close_at = time.monotonic() + keep
-        conn.close_if_unusable_or_obsolete()
-
-
-class _LiveDatabaseCall(SyncToAsync):
-    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
-        _tidy_connections()
-        try:
-            return super().thread_handler(loop, *args, **kwargs)
-        finally:
-            _tidy_connections()
-
-
-def db_call(func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
-    """A service or selector called from a socket, on the thread pool rather than the one thread-sensitive thread.
-
-    With one thread per process, every socket's move would queue behind every other's commit;
-    on the pool the blocking database waits of many sockets overlap (one kept connection per
-    thread: ``_tidy_connections``).  Services and selectors share no state between threads but
-    the position memory, which locks.
-    """
-    return _LiveDatabaseCall(func, thread_sensitive=False)
 
 
 class BadMessage(ServiceError):

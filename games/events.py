@@ -16,15 +16,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 import secrets
 from typing import TYPE_CHECKING, Any, Protocol
 
-from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.db import transaction
 
 from piramide_site import jsontext
+from piramide_site.after_commit import later, server_loop
+from piramide_site.loops import of_loop
 
 if TYPE_CHECKING:
     from games.engine import Game as EngineGame
@@ -320,12 +320,7 @@ _hubs: dict[asyncio.AbstractEventLoop, Hub] = {}
 def hub() -> Hub:
     """The hub of the running event loop (one per server process)."""
     loop = asyncio.get_running_loop()
-    found = _hubs.get(loop)
-    if found is None:
-        for old in [known for known in _hubs if known.is_closed()]:
-            del _hubs[old]
-        found = _hubs[loop] = Hub(loop)
-    return found
+    return of_loop(_hubs, loop, lambda: Hub(loop))
 
 
 class _Publisher:
@@ -357,6 +352,13 @@ class _Publisher:
             self.task = None
 
 
+async def published() -> None:
+    """Until the running loop's publisher has sent everything queued so far (tests)."""
+    publisher = _publishers.get(asyncio.get_running_loop())
+    while publisher is not None and publisher.task is not None:
+        await asyncio.shield(publisher.task)
+
+
 def _log_failure(groups: dict[str, list[Encoded]], error: BaseException) -> None:
     for group, events in groups.items():
         log.error("could not publish %s to %s: %r", ", ".join(e["type"] for e in events), group, error)
@@ -367,22 +369,7 @@ _publishers: dict[asyncio.AbstractEventLoop, _Publisher] = {}
 
 def _enqueue(loop: asyncio.AbstractEventLoop, sends: list[tuple[str, Encoded]]) -> None:
     """Runs on ``loop``'s thread."""
-    publisher = _publishers.get(loop)
-    if publisher is None:
-        for old in [known for known in _publishers if known.is_closed()]:
-            del _publishers[old]
-        publisher = _publishers[loop] = _Publisher(loop)
-    publisher.put(sends)
-
-
-def _server_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop that called this thread through ``sync_to_async`` (a socket's or a request's), if any."""
-    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
-        return None
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    if loop is None or loop.is_closed() or not loop.is_running():
-        return None
-    return loop
+    of_loop(_publishers, loop, lambda: _Publisher(loop)).put(sends)
 
 
 _sync_redis: Any = None
@@ -419,7 +406,7 @@ def _send_now(sends: list[Send]) -> None:
     if not sends:
         return
     encoded = [(group, encode(event)) for group, event in sends]
-    loop = _server_loop()
+    loop = server_loop()
     if loop is not None:
         try:
             loop.call_soon_threadsafe(_enqueue, loop, encoded)
@@ -546,7 +533,8 @@ def publish_game_started(*, game: Game) -> None:
 
 
 def _publish_challenge_changes(challenge_id: int, *, leaderboard: bool) -> None:
-    """Counts and the top of the board are read after the commit, so they include this write."""
+    """Counts and the top of the board are read after the commit, so they include this write, and
+    after the writer is answered (``piramide_site.after_commit``): one read for a round of game ends."""
 
     def send() -> None:
         from .live import challenge_stats, challenge_top
@@ -559,7 +547,7 @@ def _publish_challenge_changes(challenge_id: int, *, leaderboard: bool) -> None:
                                                           "challenge": challenge_id, **top}))
         _send_now(sends)
 
-    transaction.on_commit(send)
+    later(("challenge-room", challenge_id, leaderboard), send)
 
 
 # ----------------------------------------------------------------- races

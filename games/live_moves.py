@@ -29,6 +29,8 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
+from piramide_site.loops import of_loop
+
 from . import events, selectors, services
 
 log = logging.getLogger(__name__)
@@ -101,13 +103,7 @@ _by_loop: dict[asyncio.AbstractEventLoop, Connections] = {}
 
 
 def loop_connections() -> Connections:
-    loop = asyncio.get_running_loop()
-    found = _by_loop.get(loop)
-    if found is None:
-        for old in [known for known in _by_loop if known.is_closed()]:
-            _by_loop.pop(old).close()
-        found = _by_loop[loop] = Connections(settings.LIVE_MOVE_CONNECTIONS)
-    return found
+    return of_loop(_by_loop, asyncio.get_running_loop(), lambda: Connections(settings.LIVE_MOVE_CONNECTIONS), Connections.close)
 
 
 def close_all() -> None:

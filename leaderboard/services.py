@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.db import transaction
 
 from games.engine import score_moves
+from piramide_site.after_commit import later
 
 from .boards import Board, boards_of
 from .models import Score
@@ -22,7 +22,8 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
 
     Runs inside the caller's transaction, which holds the game row (select_for_update); the
     unique constraint on (player, challenge) refuses a second score whatever happens.  The rank
-    store is updated only after the commit.
+    store is updated only after the commit, and on a server after the player is answered
+    (``piramide_site.after_commit``).
     """
     challenge = game.challenge
     score = Score.objects.create(
@@ -38,7 +39,7 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     )
     boards = boards_of(score)
     player_id = score.player_id
-    transaction.on_commit(lambda: leaderboard_entries_refresh(boards=boards, player_ids=[player_id]))
+    later(("rank-store", score.pk), lambda: leaderboard_entries_refresh(boards=boards, player_ids=[player_id]))
     return score
 
 

@@ -81,4 +81,11 @@ class Socket:
         return int(output.get("code", 1000))
 
     async def close(self) -> None:
+        """Disconnect, then let the work the test's writes left behind finish on this loop (the
+        commits' after-work, the events' publishing) before the test's loop and database go."""
+        from games import events
+        from piramide_site import after_commit
+
         await self.communicator.disconnect()
+        await after_commit.idle()
+        await events.published()

@@ -1,0 +1,118 @@
+"""Work a committed write leaves that its writer need not wait for (docs/live.md, *The move path*).
+
+A ranked game's end copies its score into the rank store and reads the challenge room's counts
+and the top of its board again: about a dozen round trips to Postgres and Redis that change
+nothing the player is answered, and that are rebuilt from Postgres whenever they are lost (the
+rank store by its rebuild, the room by its next update or a client's ``sync``).
+
+``later(key, job)`` runs ``job`` once the surrounding transaction commits.  On a server — the
+caller is a worker thread an event loop called through ``sync_to_async``, a socket's database
+call or a request's view — the job is queued for that loop, which runs its jobs on the thread
+pool after the caller has returned: one at a time, in the order they were asked for, so a room
+reads the board only after the rank store took the scores committed before it.  A job asked
+for again while it still waits is not run twice: it moves to the back of the queue, so a busy
+challenge's room is read once per round of game ends rather than once per game.  If the loop
+stops with jobs waiting, they run at once, the loop waiting for them.  Anywhere else (a Celery task, a
+command, a test client) the job runs when the transaction commits.  A job that fails is logged:
+the write stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Callable, Hashable
+
+from asgiref.sync import SyncToAsync
+from django.db import transaction
+
+from .db_calls import db_call
+from .loops import of_loop
+
+log = logging.getLogger(__name__)
+
+Job = Callable[[], None]
+
+
+def server_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop that called this thread through ``sync_to_async`` (a socket's or a request's), if any."""
+    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+def later(key: Hashable, job: Job) -> None:
+    """Run ``job`` after the current transaction commits (at once outside one); on a server, after the caller returns."""
+    transaction.on_commit(lambda: _hand_on(key, job))
+
+
+def _hand_on(key: Hashable, job: Job) -> None:
+    loop = server_loop()
+    if loop is not None:
+        try:
+            loop.call_soon_threadsafe(_queue_of(loop).put, key, job)
+            return
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+    run(key, job)
+
+
+def run(key: Hashable, job: Job) -> None:
+    try:
+        job()
+    except Exception as error:
+        log.warning("after a commit, %r failed (%r); the write stands", key, error)
+
+
+class _Queue:
+    """One per event loop: its jobs by key, in the order last asked for."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.jobs: dict[Hashable, Job] = {}
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, key: Hashable, job: Job) -> None:
+        self.jobs.pop(key, None)
+        self.jobs[key] = job
+        if self.task is None:
+            self.task = self.loop.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        try:
+            while self.jobs:
+                key = next(iter(self.jobs))
+                await db_call(run)(key, self.jobs.pop(key))
+        except asyncio.CancelledError:
+            # the server is stopping: what still waits runs now, on a thread of its own (the loop's
+            # thread may not touch the database), while the loop waits; a job already on the pool
+            # finishes there
+            waiting, self.jobs = list(self.jobs.items()), {}
+            rest = threading.Thread(target=lambda: [run(key, job) for key, job in waiting], name="after-commit")
+            rest.start()
+            rest.join()
+            raise
+        finally:
+            self.task = None
+
+    async def idle(self) -> None:
+        """Until every job asked for so far has run (tests)."""
+        while self.task is not None:
+            await asyncio.shield(self.task)
+
+
+_queues: dict[asyncio.AbstractEventLoop, _Queue] = {}
+
+
+def _queue_of(loop: asyncio.AbstractEventLoop) -> _Queue:
+    return of_loop(_queues, loop, lambda: _Queue(loop))
+
+
+async def idle() -> None:
+    """Until the running loop's jobs have all run (tests)."""
+    await _queue_of(asyncio.get_running_loop()).idle()
