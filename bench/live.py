@@ -38,8 +38,10 @@ round, as a player's would):
 6. the durable write saturated (think 0).
 
 Printed per round: messages (moves) per second, round-trip p50/p99, for live rounds the fan-out
-delay p50/p99 (from the mover sending a move to a spectator receiving its ``game.move_made``),
-the server's resident memory (now and peak), and errors.  The summary sets the move's p50 beside
+delay p50/p99 (from the mover sending a move to a spectator receiving its ``game.move_made``)
+and the round trips of three kinds of move apart: those that ended a game, the others sent within
+``AFTER_END`` (0.1 s) after a game ended (while its sockets close and the next game's open), and
+the rest; the server's resident memory (now and peak), and errors.  The summary sets the move's p50 beside
 its floor, the echo's p50 plus the durable write's.  Afterwards every game's stored move log
 is compared with the moves the server accepted: none may be lost or duplicated.
 
@@ -54,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import json
 import os
 import random
@@ -74,6 +77,8 @@ from bench import collector as client_collector  # noqa: E402
 from bench.processes import cpu_seconds, free_ports, stop  # noqa: E402
 
 ECHO_PATH = "/ws/echo/"
+#: seconds after a game's end within which a move counts as sent "after a game ended"
+AFTER_END = 0.1
 
 
 # ----------------------------------------------------------------- the server side
@@ -295,6 +300,11 @@ class Tally:
     rtts: list[float] = field(default_factory=list)
     #: which of ``rtts`` are of moves that ended a game (the locked path, scoring, the leaderboard)
     ending: set[int] = field(default_factory=set)
+    #: when each of ``rtts``'s moves was sent (live rounds), on the clients' clock
+    sent: list[float] = field(default_factory=list)
+    #: whether the clients think between messages (else a round trip is mostly queueing, and the
+    #: moves sent after a game ended are not told apart)
+    paced: bool = True
     fanouts: list[float] = field(default_factory=list)
     messages: int = 0
     errors: list[str] = field(default_factory=list)
@@ -418,6 +428,7 @@ async def player_client(
                     await ws.send(json.dumps({"type": "move", "move": line[seen], "seen": seen}))
                     reply = await receive_until(ws, "move.ok")
                     tally.rtts.append(time.perf_counter() - sent)
+                    tally.sent.append(sent)
                     if seen + 1 == len(line):
                         tally.ending.add(len(tally.rtts) - 1)
                     tally.messages += 1
@@ -504,7 +515,7 @@ async def run_live(
     ports: list[int], world: World, spectators: int, think: float, seconds: float, name: str, ledger: Ledger,
     cursors: list[dict[str, int]],
 ) -> Tally:
-    tally = Tally(name)
+    tally = Tally(name, paced=think > 0)
     started = asyncio.Event()
     ready = Ready(len(world.players) + min(spectators, len(world.spectators)))
     follows: list[list[Follow]] = [[] for _ in world.players]
@@ -615,6 +626,17 @@ def percentile(values: list[float], share: float) -> float:
 def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
     ending = [rtt for number, rtt in enumerate(tally.rtts) if number in tally.ending]
     others = [rtt for number, rtt in enumerate(tally.rtts) if number not in tally.ending]
+    # the other moves sent within AFTER_END seconds after a game ended (its socket closing, the next
+    # game's opening, the ending's own work), and the rest
+    ends = sorted(tally.sent[number] for number in tally.ending)
+    after_end: list[float] = []
+    rest: list[float] = []
+    for number, rtt in enumerate(tally.rtts if tally.paced and len(tally.sent) == len(tally.rtts) else ()):
+        if number in tally.ending:
+            continue
+        sent = tally.sent[number]
+        place = bisect.bisect_left(ends, sent - AFTER_END)
+        (after_end if place < len(ends) and ends[place] <= sent else rest).append(rtt)
     row = {
         "round": tally.name,
         "per_second": tally.messages / tally.seconds if tally.seconds else 0.0,
@@ -623,6 +645,11 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
         "ending_moves": len(ending),
         "ending_rtt_p50_ms": percentile(ending, 0.50) * 1000 if ending else None,
         "other_rtt_p99_ms": percentile(others, 0.99) * 1000 if ending else None,
+        "after_end_moves": len(after_end),
+        "after_end_rtt_p50_ms": percentile(after_end, 0.50) * 1000 if after_end else None,
+        "after_end_rtt_p99_ms": percentile(after_end, 0.99) * 1000 if after_end else None,
+        "rest_rtt_p50_ms": percentile(rest, 0.50) * 1000 if rest else None,
+        "rest_rtt_p99_ms": percentile(rest, 0.99) * 1000 if rest else None,
         "fanout_p50_ms": percentile(tally.fanouts, 0.50) * 1000 if tally.fanouts else None,
         "fanout_p99_ms": percentile(tally.fanouts, 0.99) * 1000 if tally.fanouts else None,
         "fanout_events": len(tally.fanouts),
@@ -647,6 +674,10 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
     if ending:
         print(f"{'':<24} the {row['ending_moves']} moves that ended a game: RTT p50 {row['ending_rtt_p50_ms']:.2f} ms; "
               f"the others' p99 {row['other_rtt_p99_ms']:.2f} ms")
+        if after_end and rest:
+            print(f"{'':<24} the {len(after_end)} others sent within {AFTER_END:g} s after a game ended: RTT p50 "
+                  f"{row['after_end_rtt_p50_ms']:.2f} ms p99 {row['after_end_rtt_p99_ms']:.2f} ms; the {len(rest)} "
+                  f"sent later: p50 {row['rest_rtt_p50_ms']:.2f} ms p99 {row['rest_rtt_p99_ms']:.2f} ms")
     for error in sorted(set(tally.errors))[:5]:
         print(f"    error: {error}")
     return row
