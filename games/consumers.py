@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
@@ -130,6 +131,14 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if group in self.joined:
             self.joined.remove(group)
             await events.hub().discard(group, self)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        """Channels' ``websocket_disconnect`` without its ``close_old_connections`` hop to the one
+        thread-sensitive thread on every close: no live socket uses that thread's connection (every
+        database call goes through ``db_call``, which tidies its own), and live sockets join no
+        channel-layer groups."""
+        await self.disconnect(message["code"])
+        raise StopConsumer()
 
     async def disconnect(self, code: int) -> None:
         for group in list(self.joined):

@@ -170,11 +170,20 @@ def _fresh_rank_keys(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _close_loop_move_connections() -> Iterator[None]:
     """Each async test runs on a loop of its own: the connections its sockets' moves opened from
-    that loop (games/live_moves.py) close with it, before the test database is flushed or dropped."""
+    that loop (games/live_moves.py) close with it, before the test database is flushed or dropped.
+
+    So does the connection of asgiref's one thread-sensitive thread, where Channels reads a
+    socket's user: Channels closes it after each read (``DatabaseSyncToAsync``), but its test
+    communicator patches that close away, and the test database could not be dropped at the end."""
     yield
     module = sys.modules.get("games.live_moves")
     if module is not None:
         module.close_all()
+    if "asgiref.sync" in sys.modules:
+        from asgiref.sync import SyncToAsync
+        from django.db import connections
+
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)
 
 
 @pytest.fixture(scope="session")
