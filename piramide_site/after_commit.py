@@ -2,8 +2,9 @@
 
 A ranked game's end copies its score into the rank store and reads the challenge room's counts
 and the top of its board again: about a dozen round trips to Postgres and Redis that change
-nothing the player is answered, and that are rebuilt from Postgres whenever they are lost (the
-rank store by its rebuild, the room by its next update or a client's ``sync``).
+nothing the player is answered, copies and reads of what Postgres holds: a board in Redis that
+missed a score is put right by its rebuild (``manage.py leaderboards_invalidate``), a room by its
+next update or a client's ``sync``.
 
 ``later(key, job)`` runs ``job`` once the surrounding transaction commits.  On a server — the
 caller is a worker thread an event loop called through ``sync_to_async``, a socket's database
