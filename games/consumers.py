@@ -134,9 +134,10 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         """Channels' ``websocket_disconnect`` without its ``close_old_connections`` hop to the one
-        thread-sensitive thread on every close: no live socket uses that thread's connection (every
-        database call goes through ``db_call``, which tidies its own), and live sockets join no
-        channel-layer groups."""
+        thread-sensitive thread on every close: a live socket uses that thread only for Channels'
+        read of its user when it opens, which closes what it opened itself; every other database
+        call goes through ``db_call``, which tidies its own.  Live sockets join no channel-layer
+        groups."""
         await self.disconnect(message["code"])
         raise StopConsumer()
 
