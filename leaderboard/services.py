@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-
 from games.engine import score_moves
 from piramide_site.after_commit import later
 

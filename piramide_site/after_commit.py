@@ -56,11 +56,18 @@ def _hand_on(key: Hashable, job: Job) -> None:
     loop = server_loop()
     if loop is not None:
         try:
-            loop.call_soon_threadsafe(_queue_of(loop).put, key, job)
+            # the queue is found (or made) on the loop's thread, as every other use of it is there:
+            # two worker threads finding none at once would each make one
+            loop.call_soon_threadsafe(_put, loop, key, job)
             return
         except RuntimeError:  # the loop closed meanwhile
             pass
     run(key, job)
+
+
+def _put(loop: asyncio.AbstractEventLoop, key: Hashable, job: Job) -> None:
+    """Runs on ``loop``'s thread."""
+    _queue_of(loop).put(key, job)
 
 
 def run(key: Hashable, job: Job) -> None:
