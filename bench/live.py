@@ -628,15 +628,14 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
     others = [rtt for number, rtt in enumerate(tally.rtts) if number not in tally.ending]
     # the other moves sent within AFTER_END seconds after a game ended (its socket closing, the next
     # game's opening, the ending's own work), and the rest
-    ends = sorted(tally.sent[number] for number in tally.ending)
     after_end: list[float] = []
     rest: list[float] = []
-    for number, rtt in enumerate(tally.rtts if tally.paced and len(tally.sent) == len(tally.rtts) else ()):
-        if number in tally.ending:
-            continue
-        sent = tally.sent[number]
-        place = bisect.bisect_left(ends, sent - AFTER_END)
-        (after_end if place < len(ends) and ends[place] <= sent else rest).append(rtt)
+    if tally.paced and tally.ending:  # a live round: every move's sending time is there
+        ends = sorted(tally.sent[number] for number in tally.ending)
+        for number, rtt in enumerate(tally.rtts):
+            if number not in tally.ending:
+                place = bisect.bisect_left(ends, tally.sent[number] - AFTER_END)
+                (after_end if place < len(ends) and ends[place] <= tally.sent[number] else rest).append(rtt)
     row = {
         "round": tally.name,
         "per_second": tally.messages / tally.seconds if tally.seconds else 0.0,

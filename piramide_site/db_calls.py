@@ -41,7 +41,8 @@ class _LiveDatabaseCall(SyncToAsync):
 
 
 def db_call(func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
-    """A service or selector called from a socket, on the thread pool rather than the one thread-sensitive thread.
+    """A service or selector called from a socket (or a job a commit left, ``after_commit``), on the
+    thread pool rather than the one thread-sensitive thread.
 
     With one thread per process, every socket's move would queue behind every other's commit;
     on the pool the blocking database waits of many sockets overlap (one kept connection per
