@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import transaction
 
 from piramide_site import jsontext
-from piramide_site.after_commit import later, server_loop
+from piramide_site.after_commit import Job, later, server_loop
 from piramide_site.loops import of_loop
 
 if TYPE_CHECKING:
@@ -482,8 +482,11 @@ def move_made_from_loop(*, game: Game, state: EngineGame) -> tuple[str, list[tup
     """``_move_made_sends`` encoded, for a move made on the server's loop while its write is out
     (games/live_moves.py), and the text of the game view, which the mover's answer carries too:
     the view is encoded once, and an event sent to several groups once.  ``enqueue`` hands them to
-    the loop's publisher once the write has committed."""
+    the loop's publisher once the write has committed.  A move that ended the game brings the
+    game's end too (``publish_game_finished``'s events; its room job is the caller's)."""
     sends = _move_made_sends(game, state)
+    if game.is_finished:
+        sends += _finished_sends(game, state)
     view_text = jsontext.dumps(sends[0][1]["state"])
     encoded: dict[int, Encoded] = {}
     for _, event in sends:
@@ -498,8 +501,7 @@ def enqueue(sends: list[tuple[str, Encoded]]) -> None:
     _enqueue(asyncio.get_running_loop(), sends)
 
 
-def publish_game_finished(*, game: Game, state: EngineGame) -> None:
-    """The game ended (won, lost or resigned); a ranked end also moves the counts and the leaderboard."""
+def _finished_sends(game: Game, state: EngineGame) -> list[Send]:
     from .live import game_summary
 
     payload = finished_payload(game, game_summary(game, state))
@@ -508,7 +510,12 @@ def publish_game_finished(*, game: Game, state: EngineGame) -> None:
         sends.append((challenge_group(game.challenge_id), payload))
         # The player is past the spoiler line now: their summary sockets on this challenge open up.
         sends.append((viewer_group(game.player_id), {"type": "viewer.unlocked", "v": 1, "challenge": game.challenge_id}))
-    _publish(sends)
+    return sends
+
+
+def publish_game_finished(*, game: Game, state: EngineGame) -> None:
+    """The game ended (won, lost or resigned); a ranked end also moves the counts and the leaderboard."""
+    _publish(_finished_sends(game, state))
     if game.ranked:
         _publish_challenge_changes(game.challenge_id, leaderboard=True)
 
@@ -535,6 +542,12 @@ def publish_game_started(*, game: Game) -> None:
 def _publish_challenge_changes(challenge_id: int, *, leaderboard: bool) -> None:
     """Counts and the top of the board are read after the commit, so they include this write, and
     after the writer is answered (``piramide_site.after_commit``): one read for a round of game ends."""
+    later(*challenge_changes(challenge_id, leaderboard=leaderboard))
+
+
+def challenge_changes(challenge_id: int, *, leaderboard: bool) -> tuple[tuple[str, int, bool], Job]:
+    """The after-commit job that reads the room's counts (and the top of its board) and sends
+    them, under its key: ``_publish_challenge_changes``, and an ending move written from the loop."""
 
     def send() -> None:
         from .live import challenge_stats, challenge_top
@@ -547,7 +560,7 @@ def _publish_challenge_changes(challenge_id: int, *, leaderboard: bool) -> None:
                                                           "challenge": challenge_id, **top}))
         _send_now(sends)
 
-    later(("challenge-room", challenge_id, leaderboard), send)
+    return ("challenge-room", challenge_id, leaderboard), send
 
 
 # ----------------------------------------------------------------- races

@@ -1,27 +1,31 @@
 """A socket's everyday move, written from the server's event loop (docs/live.md, *The move path*).
 
-Most moves are sent by a game's owner from the version this process last saw committed, and do
-not end the game: ``services.move_from_hint_plan`` checks them against the remembered position
-without reading anything (a ranked game moved on elsewhere first reads the moves it missed), and
-one statement stores them (``services.MOVE_WRITE_SQL``: the conditional UPDATE of the game row
-and the INSERT of the move).  On Postgres those statements are sent from the loop itself, on one
-of a few psycopg async connections the loop keeps, instead of a hop to a worker thread and back
-through Django's cursor and its health check.
+Most moves are sent by a game's owner from the version this process last saw committed:
+``services.move_from_hint_plan`` checks them against the remembered position without reading
+anything (a ranked game moved on elsewhere first reads the moves it missed), and one statement
+stores them (``services.MOVE_WRITE_SQL``: the conditional UPDATE of the game row and the INSERT of
+the move).  A move that ends the game takes one statement too (``HintedMove.end_sql``): the row's
+end and score as the locked path's ``_finish`` writes them, the move, and a ranked game's Score
+row.  On Postgres those statements are sent from the loop itself, on one of a few psycopg async
+connections the loop keeps, instead of a hop to a worker thread and back through Django's cursor
+and its health check.
 
-Anything else — no hint, a write that finds the row moved on, an ending move, SQLite, a
-database error — returns None and the caller takes the threaded service, which reads the row,
+Anything else — no hint, a write that finds the row moved on, SQLite, a database error (a second
+Score among them) — returns None and the caller takes the threaded service, which reads the row,
 locks it and answers with the exact result or error.  So this path never refuses a move, and
 never trusts its memory: the version in the WHERE clause decides.
 
 The statement leaves before the answer and the events are made: they are made while Postgres
 commits, and kept only if the row was written.  The mover is answered first, then the events go
-to the loop's publisher.
+to the loop's publisher, and a ranked end's rank-store copy and room read to the loop's
+after-commit queue (``piramide_site.after_commit``), as the locked path would queue them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +33,10 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
+from leaderboard.models import Score
+from leaderboard.services import rank_store_copy
+from piramide_site import after_commit
+from piramide_site.after_commit import Job
 from piramide_site.loops import of_loop
 
 from . import events, selectors, services
@@ -114,12 +122,14 @@ def close_all() -> None:
 
 @dataclass(frozen=True)
 class LoopMove:
-    """A move stored from the loop: its play, the text of its game view, and its events, which
-    ``publish`` hands on once the mover has its answer (``answer``)."""
+    """A move stored from the loop: its play, the text of its game view, its events and the work a
+    ranked end leaves (the rank-store copy, then the room's counts and board), which ``publish``
+    hands on once the mover has its answer (``answer``)."""
 
     play: services.Play
     view_text: str
     sends: list[tuple[str, events.Encoded]]
+    jobs: tuple[tuple[Hashable, Job], ...] = ()
 
     @property
     def version(self) -> int:
@@ -131,6 +141,8 @@ class LoopMove:
 
     def publish(self) -> None:
         events.enqueue(self.sends)
+        for key, job in self.jobs:
+            after_commit.soon(key, job)
 
 
 async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopMove | None:
@@ -147,19 +159,30 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
         if since is not None:
             # moved on elsewhere (a REST request, another process): the moves since, then the write
             missed = [row[0] for row in await connections.fetch(selectors.MOVES_SINCE_SQL, [game_id, since])]
-        plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed)
+        plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed, ending=True)
     except Exception as error:
         return _threaded(game_id, error)
     if plan is None:
         return None
-    write = asyncio.ensure_future(_write(connections, game_id, plan.write_args(timezone.now())))
+    now = timezone.now()
+    if plan.ends:
+        write = asyncio.ensure_future(_write_end(connections, game_id, plan.end_sql(), plan.end_args(now)))
+    else:
+        write = asyncio.ensure_future(_write(connections, game_id, plan.write_args(now)))
     await asyncio.sleep(0)  # the statement leaves now
-    play = services.move_from_hint_play(plan)
+    play = services.move_from_hint_play(plan, now)
     view_text, sends = events.move_made_from_loop(game=play.game, state=play.state)
     written = await write
-    if written is None or services.move_from_hint_written(plan, written, play=play) is None:
+    if written is None or services.move_from_hint_written(plan, bool(written), play=play) is None:
         return None
-    return LoopMove(play, view_text, sends)
+    game = play.game
+    jobs: tuple[tuple[Hashable, Job], ...] = ()
+    if plan.ends and game.ranked:
+        # as the locked path's ``score_record`` and ``publish_game_finished`` ask for them
+        score = Score(pk=written, player_id=game.player_id, challenge_id=game.challenge_id,
+                      date=plan.facts.challenge_date, preset=plan.facts.preset)
+        jobs = (rank_store_copy(score), events.challenge_changes(game.challenge_id, leaderboard=True))
+    return LoopMove(play, view_text, sends, jobs)
 
 
 async def _write(connections: Connections, game_id: int, args: list[Any]) -> bool | None:
@@ -168,6 +191,16 @@ async def _write(connections: Connections, game_id: int, args: list[Any]) -> boo
         return await connections.write(services.MOVE_WRITE_SQL, args) == 1
     except Exception as error:
         return _threaded(game_id, error)
+
+
+async def _write_end(connections: Connections, game_id: int, sql: str, args: list[Any]) -> int | None:
+    """An ending move's statement (``HintedMove.end_sql``): the id it returns (the Score's for a
+    ranked game), 0 when the row had moved on, None when it failed."""
+    try:
+        rows = await connections.fetch(sql, args)
+    except Exception as error:
+        return _threaded(game_id, error)
+    return int(rows[0][0]) if rows else 0
 
 
 def _threaded(game_id: int, error: Exception) -> None:

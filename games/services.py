@@ -12,6 +12,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -22,6 +23,7 @@ from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
 from games.engine import IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
 from games.engine.rules import UnknownPresetError
+from leaderboard.models import Score
 from leaderboard.services import score_record
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
@@ -348,7 +350,12 @@ def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
     game.score = score_moves(moves)
     game.save(update_fields=["outcome", "finished_at", "score", "move_count", "version"])
     if game.ranked:
-        score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
+        try:
+            with transaction.atomic():
+                score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
+        except IntegrityError:
+            # the caller's transaction is rolled back with this: the game stays as it was
+            raise Conflict("a score of yours on this challenge is already recorded: this game cannot end with another") from None
 
 
 def move_parse(text: str) -> EngineMove:
@@ -376,6 +383,7 @@ class GameFacts:
     ranked: bool
     started_at: dt.datetime
     challenge_date: dt.date
+    preset: str
 
 
 def _remember_committed(game: Game, state: EngineGame) -> None:
@@ -383,7 +391,8 @@ def _remember_committed(game: Game, state: EngineGame) -> None:
     if game.is_finished:
         positions.hint_drop("game", game.pk)
     else:
-        facts = GameFacts(game.player_id, game.challenge_id, game.ranked, game.started_at, game.challenge.date)
+        challenge = game.challenge
+        facts = GameFacts(game.player_id, game.challenge_id, game.ranked, game.started_at, challenge.date, challenge.preset)
         positions.hint_set("game", game.pk, positions.Hint(game.version, game.move_count, facts))
     positions.remember(positions.key_of("game", game.pk, game.started_at, game.version, game.move_count), state)
 
@@ -437,6 +446,29 @@ SELECT id, %s, %s, %s FROM moved
 """
 
 
+# A move that ends the game, from the server's loop (games/live_moves.py): the game row's end and
+# score as ``_finish`` writes them, the move, and for a ranked game its Score row, in one statement
+# (one commit); it returns the Score's id (the game's for practice).  A second Score for the player
+# and challenge breaks the unique constraint and writes nothing, as on the locked path.
+_MOVE_END_HEAD = f"""
+WITH moved AS (
+    UPDATE {Game._meta.db_table} SET move_count = %s, version = %s, outcome = %s, finished_at = %s, score = %s
+    WHERE id = %s AND version = %s AND move_count = %s AND outcome = '{Game.Outcome.IN_PROGRESS.value}'
+    RETURNING id
+), stored AS (
+    INSERT INTO {Move._meta.db_table} (game_id, number, notation, created_at)
+    SELECT id, %s, %s, %s FROM moved
+)"""
+MOVE_END_SQL = _MOVE_END_HEAD + "\nSELECT id FROM moved\n"
+MOVE_END_RANKED_SQL = _MOVE_END_HEAD + f""", scored AS (
+    INSERT INTO {Score._meta.db_table} (player_id, challenge_id, game_id, date, preset, points, moves, won, finished_at)
+    SELECT %s, %s, id, %s, %s, %s, %s, %s, %s FROM moved
+    RETURNING id
+)
+SELECT id FROM scored
+"""
+
+
 @dataclass(frozen=True)
 class HintedMove:
     """A move the hint path may write without reading the game: the write's arguments and what follows."""
@@ -448,10 +480,40 @@ class HintedMove:
     seen: int
     after: EngineGame
 
+    @property
+    def ends(self) -> bool:
+        """The move ends the game (only planned from the server's loop: ``move_from_hint_plan``)."""
+        return self.after.outcome is not Outcome.IN_PROGRESS
+
+    @property
+    def outcome(self) -> str:
+        return Game.Outcome.WON if self.after.outcome is Outcome.WON else Game.Outcome.LOST
+
+    @cached_property
+    def points(self) -> int:
+        """The score of an ending move's game, from its log (``score_moves``, as ``_finish`` takes it)."""
+        return score_moves(self.after.moves)
+
     def write_args(self, now: dt.datetime) -> list[Any]:
         """The parameters of ``MOVE_WRITE_SQL``."""
         moves = self.seen
         return [moves + 1, self.version + 1, self.game_id, self.version, moves, moves + 1, str(self.after.moves[-1]), now]
+
+    def end_sql(self) -> str:
+        return MOVE_END_RANKED_SQL if self.facts.ranked else MOVE_END_SQL
+
+    def end_args(self, now: dt.datetime) -> list[Any]:
+        """The parameters of ``end_sql()``: the game's end and score as ``_finish`` writes them."""
+        moves, facts = self.seen, self.facts
+        points = self.points
+        args: list[Any] = [
+            moves + 1, self.version + 1, self.outcome, now, points, self.game_id, self.version, moves,
+            moves + 1, str(self.after.moves[-1]), now,
+        ]
+        if facts.ranked:
+            won = self.after.outcome is Outcome.WON
+            args += [facts.player_id, facts.challenge_id, facts.challenge_date, facts.preset, points, moves + 1, won, now]
+        return args
 
 
 def moves_missed_since(game_id: int, player: Any, seen: int) -> int | None:
@@ -473,15 +535,16 @@ def moves_missed_since(game_id: int, player: Any, seen: int) -> int | None:
 
 
 def move_from_hint_plan(
-    game_id: int, player: Any, parsed: EngineMove, seen: int, missed: Sequence[str] = ()
+    game_id: int, player: Any, parsed: EngineMove, seen: int, missed: Sequence[str] = (), *, ending: bool = False
 ) -> HintedMove | None:
     """The move checked against what this process remembers, reading nothing; None when it cannot be.
 
     Taken only for a move that keeps the game going, by its owner, on an open day, sent from the
     version this process last saw committed — or, for a ranked game, from that version followed
     by ``missed``, the moves stored since (``moves_missed_since``), read by the caller
-    (``selectors.MOVES_SINCE_SQL``).  Anything else returns None, and the caller takes the locked
-    path, which answers with the exact error.
+    (``selectors.MOVES_SINCE_SQL``); with ``ending``, also a move that ends the game (the server's
+    loop writes its end and score in one statement, ``HintedMove.end_sql``).  Anything else returns
+    None, and the caller takes the locked path, which answers with the exact error.
     """
     known = positions.hint("game", game_id)
     if known is None or known.moves + len(missed) != seen:
@@ -501,18 +564,21 @@ def move_from_hint_plan(
         after = state.apply(parsed)
     except (IllegalMoveError, NotationError):
         return None  # the locked path says why (or that the client is out of date)
-    if after.outcome is not Outcome.IN_PROGRESS:
+    if after.outcome is not Outcome.IN_PROGRESS and not ending:
         return None  # an ending move scores the game: the locked path does that
     return HintedMove(game_id, player, facts, known.version + len(missed), seen, after)
 
 
-def move_from_hint_play(plan: HintedMove) -> Play:
-    """The game row and position a planned move leaves once written (nothing is remembered yet)."""
+def move_from_hint_play(plan: HintedMove, now: dt.datetime | None = None) -> Play:
+    """The game row and position a planned move leaves once written (nothing is remembered yet);
+    ``now``: the time an ending move's write gave the end."""
     facts = plan.facts
+    ends = plan.ends
     game = Game(
         pk=plan.game_id, challenge_id=facts.challenge_id, player_id=facts.player_id, ranked=facts.ranked,
-        outcome=Game.Outcome.IN_PROGRESS, move_count=plan.seen + 1, version=plan.version + 1, score=None,
-        started_at=facts.started_at, finished_at=None,
+        outcome=plan.outcome if ends else Game.Outcome.IN_PROGRESS, move_count=plan.seen + 1,
+        version=plan.version + 1, score=plan.points if ends else None,
+        started_at=facts.started_at, finished_at=now if ends else None,
     )
     if getattr(plan.player, "display_name", None) is not None:
         game._state.fields_cache["player"] = plan.player  # the owner: summaries need no query for the name
@@ -542,7 +608,10 @@ def move_from_hint_written(
 
     def remember() -> None:
         positions.remember(key, plan.after)
-        positions.hint_set("game", plan.game_id, hint)
+        if game.is_finished:
+            positions.hint_drop("game", plan.game_id)
+        else:
+            positions.hint_set("game", plan.game_id, hint)
 
     (after_commit or (lambda call: call()))(remember)
     return play

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from games.engine import score_moves
-from piramide_site.after_commit import later
+from piramide_site.after_commit import Job, later
 
 from .boards import Board, boards_of
 from .models import Score
@@ -36,10 +37,16 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
         won=won,
         finished_at=game.finished_at,
     )
+    later(*rank_store_copy(score))
+    return score
+
+
+def rank_store_copy(score: Score) -> tuple[Hashable, Job]:
+    """The after-commit job (``piramide_site.after_commit``) that copies a stored score's entries
+    into the rank store, under its key."""
     boards = boards_of(score)
     player_id = score.player_id
-    later(("rank-store", score.pk), lambda: leaderboard_entries_refresh(boards=boards, player_ids=[player_id]))
-    return score
+    return ("rank-store", score.pk), lambda: leaderboard_entries_refresh(boards=boards, player_ids=[player_id])
 
 
 def leaderboard_entries_refresh(*, boards: list[Board], player_ids: list[int]) -> None:

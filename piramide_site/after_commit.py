@@ -52,6 +52,11 @@ def later(key: Hashable, job: Job) -> None:
     transaction.on_commit(lambda: _hand_on(key, job))
 
 
+def soon(key: Hashable, job: Job) -> None:
+    """``later`` for a coroutine on the server's loop whose own write has committed (games/live_moves.py)."""
+    _queue_of(asyncio.get_running_loop()).put(key, job)
+
+
 def _hand_on(key: Hashable, job: Job) -> None:
     loop = server_loop()
     if loop is not None:

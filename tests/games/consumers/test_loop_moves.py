@@ -1,6 +1,7 @@
 """Socket moves written from the event loop (games/live_moves.py), on Postgres: the everyday move
-takes the loop's connection, and everything else falls back to the threaded service with the
-same result — another writer got there first, the loop's connection died, the move ends the game."""
+and the one that ends the game take the loop's connection, and everything else falls back to the
+threaded service with the same result — another writer got there first, the loop's connection
+died, the end's statement failed."""
 
 from __future__ import annotations
 
@@ -58,10 +59,19 @@ def stored_elsewhere(game, line, seen):
         assert cursor.rowcount == 1
 
 
-async def test_a_whole_game_over_the_socket_uses_the_loop_for_every_move_but_the_last(
-    alice_game, alice_cookie, line
+def threaded_calls(monkeypatch):
+    """The moves that reach the threaded service from now on."""
+    calls = []
+    original = services.game_move_make
+    monkeypatch.setattr(services, "game_move_make", lambda **kw: calls.append(kw) or original(**kw))
+    return calls
+
+
+async def test_a_whole_game_over_the_socket_uses_the_loop_for_every_move_the_last_included(
+    alice_game, alice_cookie, line, monkeypatch
 ):
     socket = await open_game(alice_game, alice_cookie)
+    threaded = threaded_calls(monkeypatch)
     watcher_moves = []
     for seen, move in enumerate(line):
         reply = await play(socket, move, seen)
@@ -71,12 +81,94 @@ async def test_a_whole_game_over_the_socket_uses_the_loop_for_every_move_but_the
             connections = live_moves.loop_connections()
             assert connections.open, "the first move, sent from the version the socket opened on, was written from the loop"
     assert reply["game"]["outcome"] == "won"
+    assert threaded == [], "the ending move too was written from the loop"
     await socket.close()
     game = await database_sync_to_async(Game.objects.select_related("challenge").get)(pk=alice_game.pk)
     assert game.outcome == Game.Outcome.WON and game.move_count == len(line) and game.version == len(line)
     assert await database_sync_to_async(stored)(game) == [(n + 1, m) for n, m in enumerate(line)]
     score = await database_sync_to_async(Score.objects.get)(game=game)
-    assert game.score == score.points == score_moves(EngineGame.replay(game.challenge.deal, [parse_move(m) for m in line]).moves)
+    points = score_moves(EngineGame.replay(game.challenge.deal, [parse_move(m) for m in line]).moves)
+    assert game.score == score.points == points == reply["game"]["score"]
+    assert (score.player_id, score.challenge_id, score.date, score.preset) == (
+        game.player_id, game.challenge_id, game.challenge.date, game.challenge.preset
+    )
+    assert score.won and score.moves == len(line) and score.finished_at == game.finished_at
+    last = await database_sync_to_async(Move.objects.get)(game=game, number=len(line))
+    assert last.created_at == game.finished_at
+
+
+async def test_a_ranked_end_from_the_loop_reaches_watchers_the_room_and_the_board(
+    challenge, alice_game, alice_cookie, line, monkeypatch
+):
+    socket = await open_game(alice_game, alice_cookie)
+    second_tab = await open_game(alice_game, alice_cookie)
+    room = await Socket(f"/ws/challenges/{challenge.pk}/").open()
+    await room.expect("room.snapshot")
+    for seen, move in enumerate(line[:-1]):
+        await play(socket, move, seen)
+    threaded = threaded_calls(monkeypatch)
+    reply = await play(socket, line[-1], len(line) - 1)
+    assert threaded == [] and reply["game"]["outcome"] == "won"
+    heard = await second_tab.until("game.finished")
+    assert heard["outcome"] == "won" and heard["score"] == reply["game"]["score"] and heard["version"] == len(line)
+    merged: dict = {}
+    while merged.get("stats", {}).get("wins") != 1 or not merged.get("top"):
+        merged.update(await room.expect("room.update", timeout=5))
+    assert merged["stats"]["finished"] == 1 and merged["stats"]["playing"] == 0
+    assert merged["top"][0]["player"]["display_name"] == "Alice" and merged["top"][0]["points"] == reply["game"]["score"]
+    for opened in (socket, second_tab, room):
+        await opened.close()
+
+
+async def test_a_practice_game_ended_on_the_loop_is_scored_and_leaves_no_board_entry(
+    challenge, alice, alice_game, alice_cookie, monkeypatch
+):
+    await database_sync_to_async(services.game_resign)(game_id=alice_game.pk, player=alice)  # practice opens after it
+    practice = (await database_sync_to_async(services.game_practice_start)(challenge_id=challenge.pk, player=alice)).game
+    socket = await open_game(practice, alice_cookie)
+    threaded = threaded_calls(monkeypatch)
+    state, seen = EngineGame.start(challenge.deal), 0
+    while state.outcome.value == "in_progress":
+        # draw and recycle while that can be done, then take whatever removal is left: the game ends
+        legal = {str(m): m for m in state.legal_moves()}
+        move = legal.get("D") or legal.get("R") or next(iter(legal.values()))
+        reply = await play(socket, str(move), seen)
+        state, seen = state.apply(move), seen + 1
+    assert threaded == [] and reply["game"]["outcome"] == state.outcome.value
+    game = await database_sync_to_async(Game.objects.get)(pk=practice.pk)
+    assert game.is_finished and game.score == score_moves(state.moves) and game.move_count == seen
+    assert await database_sync_to_async(lambda: list(Score.objects.values_list("game_id", flat=True)))() == [alice_game.pk]
+    await socket.close()
+
+
+async def test_an_end_whose_score_cannot_be_stored_writes_nothing_and_is_refused_as_a_conflict(
+    challenge, alice, alice_game, alice_cookie, line, monkeypatch
+):
+    socket = await open_game(alice_game, alice_cookie)
+    for seen, move in enumerate(line[:-1]):
+        await play(socket, move, seen)
+
+    def score_elsewhere():
+        # a Score for Alice on this challenge already (the unique constraint refuses a second)
+        other = Game.objects.create(challenge=challenge, player=alice, ranked=False, outcome=Game.Outcome.LOST, score=0)
+        Score.objects.create(player=alice, challenge=challenge, game=other, date=challenge.date, preset=challenge.preset,
+                             points=0, moves=0, won=False, finished_at=other.started_at)
+
+    await database_sync_to_async(score_elsewhere)()
+    threaded = threaded_calls(monkeypatch)
+    await socket.send(type="move", move=line[-1], seen=len(line) - 1, ref="end")
+    answer = await socket.recv()
+    while answer["type"] not in ("move.ok", "error"):
+        answer = await socket.recv()
+    assert len(threaded) == 1, "the loop's statement failed as a whole and the threaded path took the move"
+    assert answer["type"] == "error" and answer["code"] == "conflict" and "already recorded" in answer["message"]
+    game = await database_sync_to_async(Game.objects.get)(pk=alice_game.pk)
+    assert not game.is_finished and game.move_count == len(line) - 1 and game.score is None
+    assert await database_sync_to_async(stored)(game) == [(n + 1, m) for n, m in enumerate(line[:-1])]
+    assert await database_sync_to_async(Score.objects.filter(game=alice_game).exists)() is False
+    await socket.send(type="ping", ref="still")
+    assert (await socket.until("pong"))["ref"] == "still", "the socket stays open"
+    await socket.close()
 
 
 async def test_spectators_hear_moves_written_from_the_loop(alice_game, alice_cookie, line):
