@@ -90,6 +90,12 @@ def game_summary(game: Game, state: EngineGame) -> dict[str, Any]:
     }
 
 
+#: (viewer, challenge) pairs found past the spoiler line, per process: a ranked game that is over
+#: stays over (it has no undo, and its Score row protects it from deletion), so a viewer past the
+#: line once is past it for good, and each spectator's socket after the first needs no query for it
+_past_the_line: set[tuple[int, int]] = set()
+
+
 def viewer_sees_cards(*, game: Game, viewer: Any) -> bool:
     """The spoiler line: the owner, anyone once the day is over, or a player whose own ranked game is over."""
     if viewer is not None and viewer.is_authenticated and viewer.pk == game.player_id:
@@ -98,11 +104,19 @@ def viewer_sees_cards(*, game: Game, viewer: Any) -> bool:
         return True
     if viewer is None or not viewer.is_authenticated:
         return False
-    return (
+    known = (viewer.pk, game.challenge_id)
+    if known in _past_the_line:
+        return True
+    past = (
         Game.objects.filter(challenge_id=game.challenge_id, player_id=viewer.pk, ranked=True)
         .exclude(outcome=Game.Outcome.IN_PROGRESS)
         .exists()
     )
+    if past:
+        if len(_past_the_line) > 100_000:
+            _past_the_line.clear()
+        _past_the_line.add(known)
+    return past
 
 
 def live_game_get(*, game_id: int) -> Game:

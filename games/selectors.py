@@ -97,7 +97,8 @@ def game_engine_state(game: Game, *, locked: bool = False) -> EngineGame:
     steady = game.ranked or locked
     state = _caught_up(game, positions.recall_latest("game", game.pk)) if steady else None
     if state is None:
-        state = EngineGame.replay(game.challenge.deal, game_moves(game))
+        # a row with no moves has an empty log: a new game's opening reads none
+        state = EngineGame.replay(game.challenge.deal, game_moves(game) if game.move_count else [])
     if steady:
         positions.remember(key, state)
     return state
