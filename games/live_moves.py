@@ -6,9 +6,10 @@ anything (a ranked game moved on elsewhere first reads the moves it missed), and
 stores them (``services.MOVE_WRITE_SQL``: the conditional UPDATE of the game row and the INSERT of
 the move).  A move that ends the game takes one statement too (``HintedMove.end_sql``): the row's
 end and score as the locked path's ``_finish`` writes them, the move, and a ranked game's Score
-row.  On Postgres those statements are sent from the loop itself, on one of a few psycopg async
-connections the loop keeps, instead of a hop to a worker thread and back through Django's cursor
-and its health check.
+row (only while these connections wait for the WAL flush, ``LIVE_MOVE_SYNCHRONOUS_COMMIT``: a
+score always commits durably).  On Postgres those statements are sent from the loop itself, on
+one of a few psycopg async connections the loop keeps, instead of a hop to a worker thread and
+back through Django's cursor and its health check.
 
 Anything else — no hint, a write that finds the row moved on, SQLite, a database error (a second
 Score among them) — returns None and the caller takes the threaded service, which reads the row,
@@ -159,7 +160,10 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
         if since is not None:
             # moved on elsewhere (a REST request, another process): the moves since, then the write
             missed = [row[0] for row in await connections.fetch(selectors.MOVES_SINCE_SQL, [game_id, since])]
-        plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed, ending=True)
+        # the loop's connections commit without the WAL flush when LIVE_MOVE_SYNCHRONOUS_COMMIT is
+        # off: then a game's end and score go to the threaded path, which always waits for it
+        ending = bool(settings.LIVE_MOVE_SYNCHRONOUS_COMMIT)
+        plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed, ending=ending)
     except Exception as error:
         return _threaded(game_id, error)
     if plan is None:

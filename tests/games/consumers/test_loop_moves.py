@@ -260,3 +260,20 @@ async def test_loop_connections_close_with_close_all(alice_game, alice_cookie, l
     reply = await play(socket, line[2], 2)
     assert reply["version"] == 3
     await socket.close()
+
+
+async def test_without_the_wal_flush_on_the_loop_a_game_still_ends_on_the_threaded_path(
+    alice_game, alice_cookie, line, monkeypatch, settings
+):
+    settings.LIVE_MOVE_SYNCHRONOUS_COMMIT = False  # docs/operations.md: scores always commit durably
+    live_moves.close_all()
+    socket = await open_game(alice_game, alice_cookie)
+    for seen, move in enumerate(line[:-1]):
+        await play(socket, move, seen)
+    assert live_moves.loop_connections().open, "the everyday moves went from the loop"
+    threaded = threaded_calls(monkeypatch)
+    reply = await play(socket, line[-1], len(line) - 1)
+    assert reply["game"]["outcome"] == "won" and len(threaded) == 1
+    assert await database_sync_to_async(Score.objects.filter(game=alice_game).exists)()
+    await socket.close()
+    live_moves.close_all()
