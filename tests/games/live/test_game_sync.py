@@ -15,11 +15,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def fresh_memories():
-    positions.forget_all()
-    live._past_the_line.clear()
+    for forget in (positions.forget_all, live._past_the_line.clear, live._names.clear):
+        forget()
     yield
-    positions.forget_all()
-    live._past_the_line.clear()
+    for forget in (positions.forget_all, live._past_the_line.clear, live._names.clear):
+        forget()
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_a_game_with_moves_reads_its_log(challenge, django_assert_num_queries):
 def test_a_spectator_past_the_line_is_asked_about_once_and_one_before_it_every_time(challenge, django_assert_num_queries):
     watched = ranked_game(challenge, "alice")
     bob = ranked_game(challenge, "bob")
-    with django_assert_num_queries(3):  # the row, bob's own game still in progress, the log (remembered after)
+    with django_assert_num_queries(3):  # the row, bob's own game still in progress, alice's name (no moves: no log)
         assert game_sync(game_id=watched.pk, viewer=bob.player, since=None).view == SUMMARY
     with django_assert_num_queries(2):  # not past the line is asked again: it may change any moment
         assert game_sync(game_id=watched.pk, viewer=bob.player, since=None).view == SUMMARY
