@@ -358,6 +358,11 @@ def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
             raise Conflict("a score of yours on this challenge is already recorded: this game cannot end with another") from None
 
 
+def finished_outcome(state: EngineGame) -> str:
+    """The game row's outcome for a position the engine ended (won, or lost: no move left)."""
+    return Game.Outcome.WON if state.outcome is Outcome.WON else Game.Outcome.LOST
+
+
 def move_parse(text: str) -> EngineMove:
     """A move sent by a client, or IllegalMove saying what is wrong with its notation."""
     try:
@@ -487,7 +492,7 @@ class HintedMove:
 
     @property
     def outcome(self) -> str:
-        return Game.Outcome.WON if self.after.outcome is Outcome.WON else Game.Outcome.LOST
+        return finished_outcome(self.after)
 
     @cached_property
     def points(self) -> int:
@@ -511,7 +516,7 @@ class HintedMove:
             moves + 1, str(self.after.moves[-1]), now,
         ]
         if facts.ranked:
-            won = self.after.outcome is Outcome.WON
+            won = self.outcome == Game.Outcome.WON
             args += [facts.player_id, facts.challenge_id, facts.challenge_date, facts.preset, points, moves + 1, won, now]
         return args
 
@@ -661,7 +666,7 @@ def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
         if state.outcome is Outcome.IN_PROGRESS:
             game.save(update_fields=["move_count", "version"])
         else:
-            outcome = Game.Outcome.WON if state.outcome is Outcome.WON else Game.Outcome.LOST
+            outcome = finished_outcome(state)
             _finish(game, outcome, list(state.moves))
         transaction.on_commit(lambda: _remember_committed(game, state))
         events.publish_game_move_made(game=game, state=state)
