@@ -17,6 +17,8 @@ found here is replayed by the engine itself in the tests.
 
 from __future__ import annotations
 
+from functools import cache
+
 from .game import Game
 from .geometry import geometry
 from .moves import DRAW, RECYCLE, RETURN_THREE, STOCK, Move, Ref, pyramid_ref, put_back, remove, waste_ref
@@ -38,6 +40,46 @@ HOUSE_NO_PAIR = 4
 HOUSE_DRAWS_SHIFT = 3
 
 PAIR_POINTS, KING_POINTS, RECYCLE_POINTS, ROW_POINTS = 20, 10, -10, 10
+
+
+class _Shape:
+    """What a search needs of a pyramid's geometry alone, shared by every table with as many rows."""
+
+    def __init__(self, rows: int) -> None:
+        geo = geometry(rows)
+        size, cover = geo.size, geo.cover_masks
+        self.below = tuple(_cone(cover, size, i) for i in range(size))
+        self.related = tuple(
+            self.below[i] | sum(1 << j for j in range(size) if self.below[j] >> i & 1) for i in range(size)
+        )
+        self.above = tuple(self.related[i] & ~self.below[i] | 1 << i for i in range(size))
+        #: removed mask -> its free places, and the same as a mask (``Table.free``, ``Table.free_bits``)
+        self.free: dict[int, tuple[int, ...]] = {}
+        self.free_bits: dict[int, int] = {}
+        self.moves: dict[SolverMove, Move] = {}
+
+
+def _cone(cover: tuple[int, ...], size: int, i: int) -> int:
+    """Position i and every position covering it, directly or through others."""
+    mask, frontier = 1 << i, cover[i]
+    while frontier:
+        mask |= frontier
+        nxt = 0
+        for j in range(size):
+            if frontier >> j & 1:
+                nxt |= cover[j]
+        frontier = nxt & ~mask
+    return mask
+
+
+@cache
+def _shape(rows: int) -> _Shape:
+    return _Shape(rows)
+
+
+@cache
+def _partnered_by_values(pair_sum: int, king: int) -> dict[int, tuple[int, int]]:
+    return {}
 
 
 class Table:
@@ -67,14 +109,13 @@ class Table:
         self.recycles = rules.recycles
         #: a draw only when no king or pair can go (forty): draws no longer run freely along a stretch
         self.stuck_draws = rules.draw_only_when_stuck
+        shape = _shape(rules.rows)
         #: position i and every position covering it, directly or through others
-        self.below = tuple(self._cone(i) for i in range(self.size))
+        self.below = shape.below
         #: positions whose card lies above or below position i (i included): never i's partner
-        self.related = tuple(
-            self.below[i] | sum(1 << j for j in range(self.size) if self.below[j] >> i & 1) for i in range(self.size)
-        )
+        self.related = shape.related
         #: position i and every position it holds up: none of them can go while i stays
-        self.above = tuple(self.related[i] & ~self.below[i] | 1 << i for i in range(self.size))
+        self.above = shape.above
         self.by_value: dict[int, int] = {}
         for i, v in enumerate(pyramid_values):
             self.by_value[v] = self.by_value.get(v, 0) | 1 << i
@@ -83,24 +124,19 @@ class Table:
             0 if v == self.king else self.by_value.get(self.pair_sum - v, 0) & ~self.related[i]
             for i, v in enumerate(pyramid_values)
         )
-        self._free: dict[int, tuple[int, ...]] = {}
-        self._free_bits: dict[int, int] = {}
+        #: the free places of a pyramid depend on its shape alone: every table of this size shares them
+        self._free = shape.free
+        self._free_bits = shape.free_bits
+        #: solver move -> engine move: both name places only, so every table of this size shares them
+        self._moves = shape.moves
+        #: values present -> (the values with a partner value present, one bit each, and the bag mask
+        #: of their nibbles): shared by every table with this pair sum
+        self._partnered = _partnered_by_values(rules.pair_sum, rules.king_value)
         self._free_by_value: dict[int, dict[int, tuple[int, ...]]] = {}
         self._values: dict[int, int] = {}
         self._others: dict[int, int] = {}
         self._useful: dict[int, int] = {}
         self._waste_rule: dict[int, tuple[int, int]] = {}
-
-    def _cone(self, i: int) -> int:
-        mask, frontier = 1 << i, self.cover[i]
-        while frontier:
-            mask |= frontier
-            nxt = 0
-            for j in range(self.size):
-                if frontier >> j & 1:
-                    nxt |= self.cover[j]
-            frontier = nxt & ~mask
-        return mask
 
     def free(self, removed: int) -> tuple[int, ...]:
         """The free pyramid positions once ``removed`` are gone (reachable shapes are few: cached)."""
@@ -135,8 +171,7 @@ class Table:
         it, one bit each, and how many of its cards are not kings."""
         known = self._waste_rule.get(removed)
         if known is None:
-            values = self.present_values(removed)
-            partnered = sum(1 << v for v in range(1, self.king) if values >> self.pair_sum - v & 1)
+            partnered = self._partnered_of(self.present_values(removed))[0]
             known = self._waste_rule[removed] = (partnered, self.count_besides_kings(removed))
         return known
 
@@ -145,8 +180,17 @@ class Table:
         are gone: four bits for each value whose partner value is left in the pyramid (cached)."""
         known = self._useful.get(removed)
         if known is None:
-            partnered = self.waste_rule(removed)[0]
-            known = self._useful[removed] = sum(15 << 4 * v for v in range(1, self.king) if partnered >> v & 1)
+            known = self._useful[removed] = self._partnered_of(self.present_values(removed))[1]
+        return known
+
+    def _partnered_of(self, values: int) -> tuple[int, int]:
+        """``waste_rule``'s and ``useful_nibbles``' answers for the values present (``present_values``)."""
+        known = self._partnered.get(values)
+        if known is None:
+            pair_sum, king = self.pair_sum, self.king
+            partnered = sum(1 << v for v in range(1, king) if values >> pair_sum - v & 1)
+            useful = sum(15 << 4 * v for v in range(1, king) if partnered >> v & 1)
+            known = self._partnered[values] = (partnered, useful)
         return known
 
     def count_besides_kings(self, removed: int) -> int:
@@ -416,6 +460,13 @@ class Table:
     # ------------------------------------------------------------------ to and from the engine
 
     def to_move(self, position: Position, move: SolverMove) -> Move:
+        """The engine's move for ``move`` (which needs no more of ``position`` than its places)."""
+        known = self._moves.get(move)
+        if known is None:
+            known = self._moves[move] = self._engine_move(move)
+        return known
+
+    def _engine_move(self, move: SolverMove) -> Move:
         kind = move[0]
         if kind == DRAW_KIND:
             return DRAW
@@ -436,12 +487,7 @@ class Table:
         return waste_ref(-1 - place)
 
     def to_moves(self, start: Position, line: list[SolverMove]) -> tuple[Move, ...]:
-        moves = []
-        position = start
-        for move in line:
-            moves.append(self.to_move(position, move))
-            position = self.apply(position, move)
-        return tuple(moves)
+        return tuple(self.to_move(start, move) for move in line)
 
 
 def table_for(game: Game) -> Table:
