@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
 from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
+from .solver_search import card_at
 
 
 #: ``RelaxedMax.moves``: the move taking the first free king, if any, and each free card's moves
@@ -335,6 +336,9 @@ class StackMax:
         return best
 
 
+#: a pointer beyond every stop (``Perfect._covered_from``)
+NEVER = 1 << 30
+
 #: each clearing question is searched in tries, (each pass's later stops first?, stops or -1 for no cap),
 #: until one finishes (classic seed 125 finds its line backwards in 10k-15k stops)
 TRIES = ((False, 5000), (True, 20_000), (False, -1))
@@ -389,6 +393,8 @@ class Perfect:
         #: the units a pyramid still holds (its cards and rows; the apex and its row left out where
         #: the pyramid cannot be cleared), by pyramid
         self.pyramid_units: dict[int, int] = {}
+        #: ``_lonely``'s answers, by (pyramid, bag of the outside cards): many stretches share both
+        self.lonely: dict[tuple[int, int], int] = {}
 
     def units(self, position: Position) -> int:
         """The units a line can bring at most: every pyramid card and row and every outside card
@@ -419,12 +425,19 @@ class Perfect:
             return found
         raise AssertionError("the last try has no cap")
 
-    @staticmethod
-    def _covered(entries: dict[tuple[int, int], int] | None, recycles: int, loss: int, pointer: int) -> bool:
+    @classmethod
+    def _covered(cls, entries: dict[tuple[int, int], int] | None, recycles: int, loss: int, pointer: int) -> bool:
         """Failed already from a stop that can do all this one can.  ``entries`` are the failures of
         the stop's pyramid and outside cards in order (``waste + (drawn,) + stock``), ``pointer`` how
         many of those lie before the stock, doubled (plus one for a card on the waste top where a
         drawn card ranks before it).
+        """
+        return entries is not None and pointer >= cls._covered_from(entries, recycles, loss)
+
+    @staticmethod
+    def _covered_from(entries: dict[tuple[int, int], int], recycles: int, loss: int) -> int:
+        """The lowest pointer of a pass (``recycles`` used, ``loss`` allowed) from which its stops are
+        covered by ``entries`` (``_covered``): 0 for all of them, ``NEVER`` for none.
 
         A failure with ``r`` recycles used, a loss of ``l`` allowed and pointer ``p`` covers a stop
         with at least as many recycles used and no larger loss allowed at pointer ``p`` or later (it
@@ -432,14 +445,15 @@ class Perfect:
         one at any pointer whose loss is smaller by at least the difference (it draws out and
         recycles there, each recycle costing one unit of its loss).
         """
-        if entries is None:
-            return False
+        lowest = NEVER
         for (used, allowed), known in entries.items():
             if allowed < loss or used > recycles:
                 continue
-            if known <= pointer or used < recycles and allowed - (recycles - used) >= loss:
-                return True
-        return False
+            if used < recycles and allowed - (recycles - used) >= loss:
+                return 0
+            if known < lowest:
+                lowest = known
+        return lowest
 
     def _pointer(self, position: Position) -> int:
         waste, drawn = position[2], position[3]
@@ -447,7 +461,8 @@ class Perfect:
             return len(waste) + 1 << 1
         return (len(waste) << 1) + self.drawn_model
 
-    def _search(self, position: Position, loss: int) -> bool:
+    def _search(self, position: Position, loss: int, outside: tuple[int, int] | None = None) -> bool:
+        """(``outside``: the kings among the outside cards and the bag of the others, if known.)"""
         removed, stock, waste, drawn, recycles = position[:5]
         # draws and recycles keep the outside cards' order: one sequence for the whole stretch
         sequence = waste + (drawn,) + stock if drawn else waste + stock
@@ -456,7 +471,7 @@ class Perfect:
         entries = self.failed.get((removed, sequence))
         if self._covered(entries, recycles, loss, pointer):
             return False
-        if self._walk(position, loss, sequence, entries):
+        if self._walk(position, loss, sequence, entries, outside):
             return True
         if entries is None:
             entries = self.failed[(removed, sequence)] = {}
@@ -466,7 +481,12 @@ class Perfect:
         return False
 
     def _walk(
-        self, position: Position, loss: int, sequence: tuple[int, ...], entries: dict[tuple[int, int], int] | None
+        self,
+        position: Position,
+        loss: int,
+        sequence: tuple[int, ...],
+        entries: dict[tuple[int, int], int] | None,
+        outside: tuple[int, int] | None,
     ) -> bool:
         table = self.table
         full = table.full
@@ -476,8 +496,10 @@ class Perfect:
             # the apex alone is left (the pyramid cannot be cleared), and few enough outside cards
             return True
         king = table.king
-        kings, bag = kings_and_bag(sequence, king)
-        lonely = self._lonely(removed, bag)
+        kings, bag = kings_and_bag(sequence, king) if outside is None else outside
+        lonely = self.lonely.get((removed, bag))
+        if lonely is None:
+            lonely = self.lonely[removed, bag] = self._lonely(removed, bag)
         if lonely < 0:
             return False
         units = self.units(position)
@@ -494,6 +516,8 @@ class Perfect:
         steps: list[SolverMove] = []
         # the stops worth trying: (position, its moves, the loss it allows, how many steps lead to it)
         stops: list[tuple[Position, list[SolverMove], int, int]] = []
+        # the pointer from which this pass's stops are covered by a failure already known
+        covered = NEVER if entries is None else self._covered_from(entries, position[4], loss)
         while True:
             self.spend()
             self.stops_left -= 1
@@ -511,8 +535,10 @@ class Perfect:
                     break
             # a removal of pyramid cards alone was tried at the first stop: its child there covers a
             # later stop's; and a forced one would have been forced there already
-            removals = table.removals(position) if first else table.outside_removals(position)
-            forced = self._forced(position, removals, lonely)
+            # just after a draw, the removals the stop before made already are left out (the same
+            # child, with the same loss allowed: docs/solver.md, "No stop twice")
+            removals = table.removals(position) if first else table.outside_removals(position, just_drawn=steps[-1] is DRAW)
+            forced = self._forced(position, removals, lonely) if removals else None
             if forced is not None:
                 # every such line from here, later stops included, may make it first
                 stops.append((position, [forced], loss, len(steps)))
@@ -542,15 +568,26 @@ class Perfect:
                 steps.append(RECYCLE)
                 loss -= 1
                 stock = None
+                if entries is not None:
+                    covered = self._covered_from(entries, position[4], loss)
             else:
                 break
-            if entries is not None and self._covered(entries, position[4], loss, self._pointer(position)):
+            if self._pointer(position) >= covered:
                 break
         if self.backwards:
             stops.sort(key=lambda stop: (stop[0][4], -stop[3]))
         for position, moves, allowed, made in stops:
             for move in moves:
                 after = table.apply(position, move)
+                # the child's outside cards are these less the ones the move takes
+                child_kings, child_bag = kings, bag
+                for place in move[1:]:
+                    if place < 0 and place != NO_CARD:
+                        v = card_at(position, place, table)
+                        if v == king:
+                            child_kings -= 1
+                        else:
+                            child_bag -= 1 << BITS * v
                 if after[0] == full:
                     # a line that keeps the apex never gets here
                     if self.clears and len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= allowed:
@@ -558,7 +595,7 @@ class Perfect:
                         self.line.extend(reversed(steps[:made]))
                         return True
                     continue
-                if self._search(after, allowed):
+                if self._search(after, allowed, (child_kings, child_bag)):
                     self.line.append(move)
                     self.line.extend(reversed(steps[:made]))
                     return True
