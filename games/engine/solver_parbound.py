@@ -516,6 +516,8 @@ class Perfect:
         steps: list[SolverMove] = []
         # the stops worth trying: (position, its moves, the loss it allows, how many steps lead to it)
         stops: list[tuple[Position, list[SolverMove], int, int]] = []
+        # the free cards by value, the same at every stop
+        free_by_value = table.free_by_value(removed)
         # the pointer from which this pass's stops are covered by a failure already known
         covered = NEVER if entries is None else self._covered_from(entries, position[4], loss)
         while True:
@@ -537,7 +539,9 @@ class Perfect:
             # later stop's; and a forced one would have been forced there already
             # just after a draw, the removals the stop before made already are left out (the same
             # child, with the same loss allowed: docs/solver.md, "No stop twice")
-            removals = table.removals(position) if first else table.outside_removals(position, just_drawn=steps[-1] is DRAW)
+            removals = (
+                table.removals(position) if first else table.outside_removals(position, steps[-1] is DRAW, free_by_value)
+            )
             forced = self._forced(position, removals, lonely) if removals else None
             if forced is not None:
                 # every such line from here, later stops included, may make it first
@@ -572,7 +576,7 @@ class Perfect:
                     covered = self._covered_from(entries, position[4], loss)
             else:
                 break
-            if self._pointer(position) >= covered:
+            if covered != NEVER and self._pointer(position) >= covered:
                 break
         if self.backwards:
             stops.sort(key=lambda stop: (stop[0][4], -stop[3]))

@@ -299,16 +299,20 @@ class Table:
             self._free_by_value[removed] = cached
         return cached
 
-    def outside_removals(self, position: Position, just_drawn: bool = False) -> list[SolverMove]:
+    def outside_removals(
+        self, position: Position, just_drawn: bool = False, by_value: dict[int, tuple[int, ...]] | None = None
+    ) -> list[SolverMove]:
         """The removals that use the stock or waste top: what a draw can change (house rules aside).
 
         ``just_drawn``: the position follows a draw.  Where the stock top plays, its waste top was
         then the stock top at the stop before, and every removal of that card alone or with a
         pyramid card gives the very position the same removal gave there: those are left out.
+        ``by_value``: ``free_by_value`` of the position's pyramid, if the caller has it.
         """
         removed, stock, waste, drawn = position[:4]
         king, pair_sum = self.king, self.pair_sum
-        by_value = self.free_by_value(removed)
+        if by_value is None:
+            by_value = self.free_by_value(removed)
         moves: list[SolverMove] = []
         first = 0
         if self.stock_top:

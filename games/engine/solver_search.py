@@ -398,6 +398,7 @@ class WinSearch:
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             if first or single:
                 removals = table.removals(position)
+                free_by_value = table.free_by_value(position[0])
             elif self.house:
                 # a pair of two waste cards below the tops lay one place higher at the stop before,
                 # whose child covers this one's (docs/solver.md)
@@ -407,7 +408,7 @@ class WinSearch:
             else:
                 # just after a draw, the removals the stop before already made are left out
                 # (docs/solver.md, "No stop twice")
-                removals = table.outside_removals(position, just_drawn=steps[-1][0] == DRAW_KIND)
+                removals = table.outside_removals(position, steps[-1][0] == DRAW_KIND, free_by_value)
             first = False
             forced = forced_move(table, position, bag, removals, bool(self.house) and not single) if removals else None
             if forced is not None:
