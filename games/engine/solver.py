@@ -75,7 +75,7 @@ def _winning_line(game: Game, budget: Budget) -> tuple[Move, ...] | None:
     table = table_for(game)
     start = position_of(game)
     line = WinSearch(table, budget).run(start)
-    return None if line is None else table.to_moves(start, line)
+    return None if line is None else table.to_moves(line)
 
 
 def solve(game: Game, *, time_limit: float | None = None, node_limit: int | None = None) -> Solution:
@@ -126,7 +126,7 @@ def _play(table: Table, start: Position, line: list[SolverMove]) -> Position:
 
 def _par_result(game: Game, search: ParSearch, start: Position, exact: bool, budget: Budget) -> ParResult:
     table = search.table
-    line = table.to_moves(start, search.best_line)
+    line = table.to_moves(search.best_line)
     best = search.best - table.score(start, game.rules.stock_size)
     return ParResult(game.score + best, exact, line, budget.nodes, budget.seconds)
 

@@ -583,6 +583,13 @@ class Perfect:
         for position, moves, allowed, made in stops:
             for move in moves:
                 after = table.apply(position, move)
+                if after[0] == full:
+                    # a line that keeps the apex never gets here
+                    if self.clears and len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= allowed:
+                        self.line.append(move)
+                        self.line.extend(reversed(steps[:made]))
+                        return True
+                    continue
                 # the child's outside cards are these less the ones the move takes
                 child_kings, child_bag = kings, bag
                 for place in move[1:]:
@@ -592,13 +599,6 @@ class Perfect:
                             child_kings -= 1
                         else:
                             child_bag -= 1 << BITS * v
-                if after[0] == full:
-                    # a line that keeps the apex never gets here
-                    if self.clears and len(after[1]) + len(after[2]) + (1 if after[3] else 0) <= allowed:
-                        self.line.append(move)
-                        self.line.extend(reversed(steps[:made]))
-                        return True
-                    continue
                 if self._search(after, allowed, (child_kings, child_bag)):
                     self.line.append(move)
                     self.line.extend(reversed(steps[:made]))

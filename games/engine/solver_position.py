@@ -463,8 +463,8 @@ class Table:
 
     # ------------------------------------------------------------------ to and from the engine
 
-    def to_move(self, position: Position, move: SolverMove) -> Move:
-        """The engine's move for ``move`` (which needs no more of ``position`` than its places)."""
+    def to_move(self, move: SolverMove) -> Move:
+        """The engine's move for ``move``: it names places only, so it needs no position."""
         known = self._moves.get(move)
         if known is None:
             known = self._moves[move] = self._engine_move(move)
@@ -490,8 +490,8 @@ class Table:
             return STOCK
         return waste_ref(-1 - place)
 
-    def to_moves(self, start: Position, line: list[SolverMove]) -> tuple[Move, ...]:
-        return tuple(self.to_move(start, move) for move in line)
+    def to_moves(self, line: list[SolverMove]) -> tuple[Move, ...]:
+        return tuple(self.to_move(move) for move in line)
 
 
 def table_for(game: Game) -> Table:

@@ -343,6 +343,8 @@ class WinSearch:
         # the bag of the waste's buried cards, and how many they were
         buried_bag, buried_dead = 0, 0
         plain = not (self.house or stuck or table.drawn_model)
+        # the free cards by value: a stretch never changes its pyramid
+        free_by_value = table.free_by_value(position[0])
         budget = self.budget
         # ``budget.spend()`` inline: a stop is the search's unit of work, and the call costs a few per cent
         node_limit = budget.node_limit
@@ -398,7 +400,6 @@ class WinSearch:
             # a removal of pyramid cards alone was already tried at the first stop, which covers this one
             if first or single:
                 removals = table.removals(position)
-                free_by_value = table.free_by_value(position[0])
             elif self.house:
                 # a pair of two waste cards below the tops lay one place higher at the stop before,
                 # whose child covers this one's (docs/solver.md)

@@ -113,7 +113,7 @@ def test_a_forced_move_keeps_a_winnable_position_winnable(name: str) -> None:
             move = forced_move(table, position, usable_bag(search, position), table.removals(position), settled)
             if move is not None and explore(game).winnable:
                 checked += 1
-                after = game.apply(table.to_move(position, move))
+                after = game.apply(table.to_move(move))
                 assert explore(after).winnable, f"{game.deal} after {game.moves}: {after.moves[-1]} loses the win"
             game = game.apply(rng.choice(game.legal_moves()))
     assert checked, "some position should have had a forced move"

@@ -109,7 +109,7 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
                 assert answer == truth, f"{deal} after {game.moves}, loss {loss}, clears {clears}"
                 if answer:
                     # the line it found gets there, in the engine
-                    end = Game.replay(deal, game.moves + table_for(game).to_moves(position, perfect.line))
+                    end = Game.replay(deal, game.moves + table_for(game).to_moves(perfect.line))
                     assert end.removed == goal and (end.score - game.score) // 10 >= units - loss
                 answers.add((clears, loss, answer))
     for clears in (True, False):
