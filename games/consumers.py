@@ -447,10 +447,18 @@ class ChallengeRoomConsumer(LiveConsumer):
         await super().disconnect(code)
 
     async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
-        snapshot = await db_call(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
+        """The snapshot first: what the room's group brings while it is read is held, then passed on
+        after it, so an update never reaches a client before the snapshot it updates."""
+        self.held = []
+        try:
+            snapshot = await db_call(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
+        finally:
+            held, self.held = self.held, None
         self.pending_games.clear()
         self.pending.clear()
         await self.send_json(snapshot)
+        for group, heard in held:
+            self.hear(group, heard)
 
     async def live_events(self, heard: list[events.Encoded]) -> None:
         for encoded in heard:

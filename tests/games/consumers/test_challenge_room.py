@@ -31,6 +31,34 @@ async def test_the_snapshot_shows_who_is_playing_the_counts_and_the_top(challeng
     await room.close()
 
 
+async def test_a_move_made_while_the_snapshot_is_read_reaches_the_room_after_the_snapshot(
+    challenge, alice, alice_game, line, monkeypatch
+):
+    """The room listens before its snapshot is read: what the group brings meanwhile waits for the
+    snapshot, then goes out as an update, so the first message is always the snapshot."""
+    import time
+
+    from games import live
+
+    original = live.challenge_room_snapshot
+    reads = []
+
+    def read_then_move(**kwargs):
+        snapshot = original(**kwargs)
+        if not reads:
+            reads.append(snapshot)
+            game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
+            time.sleep(0.3)  # its events reach the opening room while this read is still out
+        return snapshot
+
+    monkeypatch.setattr(live, "challenge_room_snapshot", read_then_move)
+    room, snapshot = await enter(challenge)
+    assert snapshot["games"] == [] or snapshot["games"][0]["moves"] == 0
+    update = await room.expect("room.update")
+    assert update["games"][0]["moves"] == 1
+    await room.close()
+
+
 async def test_a_burst_of_moves_reaches_the_room_as_one_coalesced_update(challenge, alice, alice_game, line, settings):
     # Long enough that the eight moves fit in one interval on a busy machine.
     settings.LIVE_ROOM_INTERVAL = 1.5
