@@ -16,7 +16,12 @@ from .solver_position import DRAW_KIND, KING_POINTS, NO_CARD, PAIR_POINTS, RECYC
 from .solver_position import Position, SolverMove, Table
 from .solver_parbound import Perfect, RelaxedMax, StackMax
 from .solver_relax import BITS, kings_and_bag
-from .solver_search import Budget, OutOfBudget, deep_recursion
+from .solver_search import Budget, OutOfBudget, deep_recursion, outside_after
+
+
+def outside_first(move: SolverMove) -> int:
+    """A sort key: removals that take outside cards first, pairs of two of them before one."""
+    return -(move[1] < 0) - (move[2] < 0)
 
 
 class _Capped(Exception):
@@ -245,7 +250,8 @@ class ParSearch:
             return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
         return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.table.drawn_model
 
-    def _search(self, position: Position, score: int) -> None:
+    def _search(self, position: Position, score: int, outside: tuple[int, int] | None = None) -> None:
+        """(``outside``: the kings among the outside cards and the bag of the others, if known.)"""
         table = self.table
         stuck = self.stuck
         covered: int | None = None
@@ -268,7 +274,9 @@ class ParSearch:
         removed = position[0]
         # every stop of the stretch has the same pyramid and the same outside cards
         king_value = table.king
-        outside = kings_and_bag(position[1] + position[2] + (position[3],), king_value)
+        if outside is None:
+            outside = kings_and_bag(position[1] + position[2] + (position[3],), king_value)
+        kings, bag = outside
         # the waste's kings and bag, kept up to date along the stretch (None: to be counted again)
         waste_bag: tuple[int, int] | None = None
         plain = not (house or self.stuck or table.drawn_model)
@@ -303,7 +311,7 @@ class ParSearch:
                 # stop, the later stops of the stretch included (docs/solver.md)
                 removals = [king]
             else:
-                removals.sort(key=lambda move: -(move[1] < 0) - (move[2] < 0))
+                removals.sort(key=outside_first)
             for move in removals + table.other_moves(position) if house else removals:
                 self.path.append(move)
                 if move[0] == REMOVE:
@@ -324,9 +332,10 @@ class ParSearch:
                         other = row_of[b]
                         if after & other == other and (a < 0 or other != row_of[a]):
                             gain += ROW_POINTS
+                    # the child's outside cards are these less the ones the move takes
+                    self._search(table.apply(position, move), score + gain, outside_after(position, move, table, kings, bag))
                 else:
-                    gain = table.gain(position, move)
-                self._search(table.apply(position, move), score + gain)
+                    self._search(table.apply(position, move), score + table.gain(position, move))
                 self.path.pop()
             if house or king is not None:
                 break
@@ -352,14 +361,15 @@ class ParSearch:
                 # ``table.apply`` of a draw where no card is held in play and no house rule looks back
                 top = position[1]
                 position = (removed, top[1:], position[2] + top[:1], 0, position[4], 0)
+                code = (position[4] << 9) + (len(position[2]) << 1)  # ``_key``'s code: nothing drawn
             else:
                 position = table.apply(position, step)
+                code = -1 if stuck else self._key(position)[1]
             if stuck:
                 if position in self.seen:
                     break
                 self.seen.add(position)
             else:
-                code = self._key(position)[1]
                 if covered is not None and code >= covered:
                     break
                 if code >> 9 > start >> 9 and code & 511 >= start & 511:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
 from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
-from .solver_search import card_at
+from .solver_search import outside_after
 
 
 #: ``RelaxedMax.moves``: the move taking the first free king, if any, and each free card's moves
@@ -591,15 +591,7 @@ class Perfect:
                         return True
                     continue
                 # the child's outside cards are these less the ones the move takes
-                child_kings, child_bag = kings, bag
-                for place in move[1:]:
-                    if place < 0 and place != NO_CARD:
-                        v = card_at(position, place, table)
-                        if v == king:
-                            child_kings -= 1
-                        else:
-                            child_bag -= 1 << BITS * v
-                if self._search(after, allowed, (child_kings, child_bag)):
+                if self._search(after, allowed, outside_after(position, move, table, kings, bag)):
                     self.line.append(move)
                     self.line.extend(reversed(steps[:made]))
                     return True

@@ -527,3 +527,16 @@ def card_at(position: Position, place: int, table: Table) -> int:
         return position[3] if table.drawn_model else position[1][0]
     return position[2][place + 1]
 
+
+def outside_after(position: Position, move: SolverMove, table: Table, kings: int, bag: int) -> tuple[int, int]:
+    """The kings and the bag of the other values among ``position``'s outside cards, ``kings`` and
+    ``bag``, once the removal ``move`` has taken its own."""
+    for place in move[1:]:
+        if place < 0 and place != NO_CARD:
+            v = card_at(position, place, table)
+            if v == table.king:
+                kings -= 1
+            else:
+                bag -= 1 << BITS * v
+    return kings, bag
+
