@@ -288,7 +288,9 @@ class ParSearch:
             self.budget.spend()
             if self.cap is not None and self.budget.nodes > self.cap:
                 raise _Capped
-            self._reached(score)
+            if first:
+                # later stops only draw or recycle: their score is never higher
+                self._reached(score)
             need = (self.best - score) // 10
             if general < 0:
                 general = self.units_of(removed, *outside, need)
