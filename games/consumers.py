@@ -147,6 +147,20 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if self.sender is not None:
             self.sender.cancel()
 
+    def hold(self) -> None:
+        """Keep what the socket's groups bring until ``release``: a socket listens before it reads
+        its opening state, so nothing falls between them, and sends that state first."""
+        if self.held is None:
+            self.held = []
+
+    def release(self, *, pass_on: bool = True) -> None:
+        """Pass on what was held for the groups the socket still listens to (or drop it)."""
+        held, self.held = self.held or [], None
+        if pass_on:
+            for group, heard in held:
+                if group in self.joined:
+                    self.hear(group, heard)
+
     def hear(self, group: str, heard: list[events.Encoded]) -> None:
         """Events for a group this socket listens to (called by the hub, on the loop): sent in order
         by one task, so a slow client holds up only itself."""
@@ -294,7 +308,8 @@ class GameConsumer(LiveConsumer):
         await self.accept()
         query = parse_qs(self.scope.get("query_string", b"").decode())
         since = query.get("since", [None])[0]
-        self.held, self.view = [], ""
+        self.hold()
+        self.view = ""
         for group in (events.game_group(self.game_id, full=True), events.game_group(self.game_id, full=False)):
             await self.join(group)
         if self.user is not None:
@@ -302,13 +317,11 @@ class GameConsumer(LiveConsumer):
         try:
             await self._resync(int(since) if since is not None and since.isdigit() else None)
         except NotFound as error:
-            self.held = None
+            self.release(pass_on=False)
             await self.close_with("not_found", error.message, 4404)
             return
-        held, self.held = self.held, None
-        for group, heard in held:
-            if group in self.joined:  # the decided view's audience (and the unlock, for a summary view)
-                self.hear(group, heard)
+        # only the decided view's audience (and the unlock, for a summary view) is still joined
+        self.release()
 
     def _hello(self) -> dict[str, Any]:
         user = self.user
@@ -435,6 +448,7 @@ class ChallengeRoomConsumer(LiveConsumer):
     async def connect(self) -> None:
         self.challenge_id = int(self.scope["url_route"]["kwargs"]["challenge_id"])
         await self.accept()
+        self.hold()
         await self.join(events.challenge_group(self.challenge_id))
         try:
             await self.on_sync({}, None)
@@ -449,16 +463,16 @@ class ChallengeRoomConsumer(LiveConsumer):
     async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
         """The snapshot first: what the room's group brings while it is read is held, then passed on
         after it, so an update never reaches a client before the snapshot it updates."""
-        self.held = []
+        self.hold()
         try:
             snapshot = await db_call(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
-        finally:
-            held, self.held = self.held, None
+        except BaseException:
+            self.release()
+            raise
         self.pending_games.clear()
         self.pending.clear()
         await self.send_json(snapshot)
-        for group, heard in held:
-            self.hear(group, heard)
+        self.release()
 
     async def live_events(self, heard: list[events.Encoded]) -> None:
         for encoded in heard:

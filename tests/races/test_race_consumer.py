@@ -114,3 +114,28 @@ async def test_a_player_leaves_the_lobby_over_the_socket(race, host, friend):
     assert state["ref"] == "sync" and state["me"]["host"] is True
     await host_socket.close()
     await friend_socket.close()
+
+
+async def test_a_join_made_while_the_room_opens_reaches_it_after_hello_and_state(race, host, friend, monkeypatch):
+    """The room listens before it reads the race: an event published meanwhile waits for the
+    opening messages, then follows them."""
+    import time
+
+    from races import selectors, services
+
+    original = selectors.race_state_message
+    reads = []
+
+    def read_then_join(**kwargs):
+        state = original(**kwargs)
+        if not reads:
+            reads.append(state)
+            services.race_join(code=race.code, player=friend)
+            time.sleep(0.3)  # its event reaches the opening room while this read is still out
+        return state
+
+    monkeypatch.setattr(selectors, "race_state_message", read_then_join)
+    socket, state = await enter(race, await database_sync_to_async(session_cookie)(host))
+    joined = await socket.expect("race.player_joined")
+    assert joined["player"]["display_name"] == "Friend" and joined["version"] > state["version"]
+    await socket.close()
