@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Callable
 from typing import Any
 
 from channels.testing import WebsocketCommunicator
@@ -24,6 +26,24 @@ def session_cookie(user: Any) -> str:
     client = Client()
     client.force_login(user)
     return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+def during_first_read(monkeypatch: Any, module: Any, name: str, act: Callable[[], Any]) -> None:
+    """Make ``module.name``, a socket's opening read (run in a worker thread), call ``act`` after
+    its first read and wait a moment, so what ``act`` publishes reaches the opening socket while
+    that read is still out."""
+    original = getattr(module, name)
+    done: list[bool] = []
+
+    def read_then_act(**kwargs: Any) -> Any:
+        result = original(**kwargs)
+        if not done:
+            done.append(True)
+            act()
+            time.sleep(0.3)
+        return result
+
+    monkeypatch.setattr(module, name, read_then_act)
 
 
 def cards_in(message: dict[str, Any]) -> set[str]:

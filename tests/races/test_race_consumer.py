@@ -7,7 +7,7 @@ from channels.db import database_sync_to_async
 
 from races.services import race_create
 from tests.factories import make_player
-from tests.sockets import Socket, cards_in, session_cookie
+from tests.sockets import Socket, cards_in, during_first_read, session_cookie
 
 from .conftest import SEED
 
@@ -119,22 +119,11 @@ async def test_a_player_leaves_the_lobby_over_the_socket(race, host, friend):
 async def test_a_join_made_while_the_room_opens_reaches_it_after_hello_and_state(race, host, friend, monkeypatch):
     """The room listens before it reads the race: an event published meanwhile waits for the
     opening messages, then follows them."""
-    import time
-
     from races import selectors, services
 
-    original = selectors.race_state_message
-    reads = []
-
-    def read_then_join(**kwargs):
-        state = original(**kwargs)
-        if not reads:
-            reads.append(state)
-            services.race_join(code=race.code, player=friend)
-            time.sleep(0.3)  # its event reaches the opening room while this read is still out
-        return state
-
-    monkeypatch.setattr(selectors, "race_state_message", read_then_join)
+    during_first_read(
+        monkeypatch, selectors, "race_state_message", lambda: services.race_join(code=race.code, player=friend)
+    )
     socket, state = await enter(race, await database_sync_to_async(session_cookie)(host))
     joined = await socket.expect("race.player_joined")
     assert joined["player"]["display_name"] == "Friend" and joined["version"] > state["version"]

@@ -7,7 +7,7 @@ from channels.db import database_sync_to_async
 
 from games.services import game_move_make, game_ranked_start, game_resign
 from tests.factories import make_player
-from tests.sockets import Socket, cards_in
+from tests.sockets import Socket, cards_in, during_first_read
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -36,22 +36,14 @@ async def test_a_move_made_while_the_snapshot_is_read_reaches_the_room_after_the
 ):
     """The room listens before its snapshot is read: what the group brings meanwhile waits for the
     snapshot, then goes out as an update, so the first message is always the snapshot."""
-    import time
-
     from games import live
 
-    original = live.challenge_room_snapshot
-    reads = []
-
-    def read_then_move(**kwargs):
-        snapshot = original(**kwargs)
-        if not reads:
-            reads.append(snapshot)
-            game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
-            time.sleep(0.3)  # its events reach the opening room while this read is still out
-        return snapshot
-
-    monkeypatch.setattr(live, "challenge_room_snapshot", read_then_move)
+    during_first_read(
+        monkeypatch,
+        live,
+        "challenge_room_snapshot",
+        lambda: game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0),
+    )
     room, snapshot = await enter(challenge)
     assert snapshot["games"] == [] or snapshot["games"][0]["moves"] == 0
     update = await room.expect("room.update")

@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 from games.events import SCHEMAS, SUMMARY_SCHEMA
 from games.services import game_move_make, game_ranked_start, game_resign
 from tests.factories import make_challenge
-from tests.sockets import Socket, cards_in
+from tests.sockets import Socket, cards_in, during_first_read
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -169,8 +169,6 @@ async def test_a_move_made_while_a_socket_opens_reaches_it_only_as_its_view_allo
 ):
     """The socket listens to both audiences before its one read decides the view: a move stored
     while that read is out reaches a summary socket as progress only, a full one as the move."""
-    import time
-
     from games import live
 
     if viewer == "summary":
@@ -178,18 +176,9 @@ async def test_a_move_made_while_a_socket_opens_reaches_it_only_as_its_view_allo
     else:
         bob_game = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
         await database_sync_to_async(game_resign)(game_id=bob_game.pk, player=bob)
-    reads = []
-    original = live.game_sync
-
-    def read_then_move(**kwargs):
-        opening = original(**kwargs)
-        if not reads:
-            reads.append(opening)
-            game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
-            time.sleep(0.3)  # its events reach the opening socket while this read is still out
-        return opening
-
-    monkeypatch.setattr(live, "game_sync", read_then_move)
+    during_first_read(
+        monkeypatch, live, "game_sync", lambda: game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
+    )
     socket, hello = await watch(alice_game, bob_cookie)
     assert hello["view"] == viewer
     assert (await socket.until("synced"))["version"] == 0
