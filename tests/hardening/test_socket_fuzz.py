@@ -101,9 +101,12 @@ def check_answers(answers: list[dict[str, Any]], frame: tuple[str, Any]) -> None
         assert isinstance(message, dict) and isinstance(message.get("type"), str), message
         if message["type"] == "error":
             assert message["code"] in ERROR_CODES and message["message"], message
+    # A versioned event of the socket's groups (``v``, and no ``ref``: that is a reply's) arrives when
+    # it arrives: a fuzzed ``resign`` before may end the race during this frame.
+    replies = [message for message in answers if "ref" in message or "v" not in message]
     kind, data = frame
     if kind == "bytes" or len(data.encode()) > 4096:
-        assert [m.get("code") for m in answers] == ["invalid"], (frame[1][:80], answers)
+        assert [m.get("code") for m in replies] == ["invalid"], (frame[1][:80], answers)
 
 
 def generated_frames(count: int) -> list[tuple[str, Any]]:
