@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -147,16 +148,17 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if self.sender is not None:
             self.sender.cancel()
 
-    def hold(self) -> None:
-        """Keep what the socket's groups bring until ``release``: a socket listens before it reads
-        its opening state, so nothing falls between them, and sends that state first."""
-        if self.held is None:
-            self.held = []
-
-    def release(self, *, pass_on: bool = True) -> None:
-        """Pass on what was held for the groups the socket still listens to (or drop it)."""
-        held, self.held = self.held or [], None
-        if pass_on:
+    @asynccontextmanager
+    async def holding(self) -> AsyncIterator[None]:
+        """Within it, what the socket's groups bring is kept, then passed on for the groups it still
+        listens to: a socket joins before it reads its opening state, so nothing falls between
+        them, and sends that state before anything that came meanwhile.  (An unknown game, room or
+        race, whose socket closes, has no events to pass on.)"""
+        self.held = []
+        try:
+            yield
+        finally:
+            held, self.held = self.held, None
             for group, heard in held:
                 if group in self.joined:
                     self.hear(group, heard)
@@ -308,20 +310,17 @@ class GameConsumer(LiveConsumer):
         await self.accept()
         query = parse_qs(self.scope.get("query_string", b"").decode())
         since = query.get("since", [None])[0]
-        self.hold()
         self.view = ""
-        for group in (events.game_group(self.game_id, full=True), events.game_group(self.game_id, full=False)):
-            await self.join(group)
-        if self.user is not None:
-            await self.join(events.viewer_group(self.user.pk))
         try:
-            await self._resync(int(since) if since is not None and since.isdigit() else None)
+            # once the view is decided, only its audience (and the unlock, for a summary view) is still joined
+            async with self.holding():
+                for group in (events.game_group(self.game_id, full=True), events.game_group(self.game_id, full=False)):
+                    await self.join(group)
+                if self.user is not None:
+                    await self.join(events.viewer_group(self.user.pk))
+                await self._resync(int(since) if since is not None and since.isdigit() else None)
         except NotFound as error:
-            self.release(pass_on=False)
             await self.close_with("not_found", error.message, 4404)
-            return
-        # only the decided view's audience (and the unlock, for a summary view) is still joined
-        self.release()
 
     def _hello(self) -> dict[str, Any]:
         user = self.user
@@ -448,10 +447,10 @@ class ChallengeRoomConsumer(LiveConsumer):
     async def connect(self) -> None:
         self.challenge_id = int(self.scope["url_route"]["kwargs"]["challenge_id"])
         await self.accept()
-        self.hold()
-        await self.join(events.challenge_group(self.challenge_id))
         try:
-            await self.on_sync({}, None)
+            async with self.holding():
+                await self.join(events.challenge_group(self.challenge_id))
+                await self._send_snapshot()
         except NotFound as error:
             await self.close_with("not_found", error.message, 4404)
 
@@ -461,18 +460,16 @@ class ChallengeRoomConsumer(LiveConsumer):
         await super().disconnect(code)
 
     async def on_sync(self, content: dict[str, Any], ref: str | None) -> None:
-        """The snapshot first: what the room's group brings while it is read is held, then passed on
-        after it, so an update never reaches a client before the snapshot it updates."""
-        self.hold()
-        try:
-            snapshot = await db_call(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
-        except BaseException:
-            self.release()
-            raise
+        # what the room's group brings while the snapshot is read follows it: an update never
+        # reaches a client before the snapshot it updates
+        async with self.holding():
+            await self._send_snapshot()
+
+    async def _send_snapshot(self) -> None:
+        snapshot = await db_call(live.challenge_room_snapshot)(challenge_id=self.challenge_id)
         self.pending_games.clear()
         self.pending.clear()
         await self.send_json(snapshot)
-        self.release()
 
     async def live_events(self, heard: list[events.Encoded]) -> None:
         for encoded in heard:

@@ -63,20 +63,17 @@ class RaceConsumer(LiveConsumer):
         if self.user is None:
             await self.close_with("unauthenticated", "sign in to enter a race room", 4401)
             return
-        # what the race's group brings while its state is read goes out after that state
-        self.hold()
-        await self.join(events.race_group(self.code))
         try:
-            state = await self._state()
+            # what the race's group brings while its state is read goes out after that state
+            async with self.holding():
+                await self.join(events.race_group(self.code))
+                state = await self._state()
+                await self.send_json(
+                    {"type": "hello", "v": 1, "race": self.code, "user": player_ref(self.user), "limits": self.limits()}
+                )
+                await self._send_state(state)
         except NotFound as error:
-            self.release(pass_on=False)
             await self.close_with("not_found", error.message, 4404)
-            return
-        await self.send_json(
-            {"type": "hello", "v": 1, "race": self.code, "user": player_ref(self.user), "limits": self.limits()}
-        )
-        await self._send_state(state)
-        self.release()
 
     async def disconnect(self, code: int) -> None:
         if self.starter is not None:
