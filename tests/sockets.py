@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
@@ -28,10 +29,11 @@ def session_cookie(user: Any) -> str:
     return client.cookies[settings.SESSION_COOKIE_NAME].value
 
 
-def during_first_read(monkeypatch: Any, module: Any, name: str, act: Callable[[], Any]) -> None:
+def during_first_read(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, act: Callable[[], Any]) -> None:
     """Make ``module.name``, a socket's opening read (run in a worker thread), call ``act`` after
     its first read and wait a moment, so what ``act`` publishes reaches the opening socket while
-    that read is still out."""
+    that read is still out.  (The wait is a margin, not a proof: where delivery took longer, the
+    event would come after the read, and the test would pass with or without the holding.)"""
     original = getattr(module, name)
     done: list[bool] = []
 
