@@ -33,6 +33,13 @@ ERROR_CODES = {
     "illegal", "stale", "not_yours", "finished", "not_allowed", "unauthenticated", "not_found", "invalid",
     "rate_limited", "spoiler", "not_member", "not_host", "not_started", "conflict",
 }
+#: what a socket pushes on its own (its groups' events, a race's start when its countdown ends);
+#: every other message is a reply to the client
+PUSHED_TYPES = {
+    "game.move_made", "game.move_undone", "game.progress", "game.finished", "viewer.unlocked",
+    "challenge.stats", "leaderboard.changed", "room.update",
+    "race.countdown", "race.started", "race.finished", "race.player_joined", "race.player_left", "race.progress",
+}
 TYPES = ["move", "resign", "undo", "sync", "ping", "replay", "join", "start", "", "MOVE", "game.move_made", "x" * 300]
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats(allow_nan=False) | st.text(max_size=40),
@@ -101,9 +108,9 @@ def check_answers(answers: list[dict[str, Any]], frame: tuple[str, Any]) -> None
         assert isinstance(message, dict) and isinstance(message.get("type"), str), message
         if message["type"] == "error":
             assert message["code"] in ERROR_CODES and message["message"], message
-    # A versioned event of the socket's groups (``v``, and no ``ref``: that is a reply's) arrives when
-    # it arrives: a fuzzed ``resign`` before may end the race during this frame.
-    replies = [message for message in answers if "ref" in message or "v" not in message]
+    # A pushed message arrives when it arrives: a fuzzed ``resign`` before may end the race during
+    # this frame.  Anything else answers this frame.
+    replies = [message for message in answers if message["type"] not in PUSHED_TYPES]
     kind, data = frame
     if kind == "bytes" or len(data.encode()) > 4096:
         assert [m.get("code") for m in replies] == ["invalid"], (frame[1][:80], answers)
