@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from games import events
 from games.engine import Game as EngineGame
 from games.engine import parse_move
 from games.models import Move
@@ -33,13 +34,9 @@ ERROR_CODES = {
     "illegal", "stale", "not_yours", "finished", "not_allowed", "unauthenticated", "not_found", "invalid",
     "rate_limited", "spoiler", "not_member", "not_host", "not_started", "conflict",
 }
-#: what a socket pushes on its own (its groups' events, a race's start when its countdown ends);
-#: every other message is a reply to the client
-PUSHED_TYPES = {
-    "game.move_made", "game.move_undone", "game.progress", "game.finished", "viewer.unlocked",
-    "challenge.stats", "leaderboard.changed", "room.update",
-    "race.countdown", "race.started", "race.finished", "race.player_joined", "race.player_left", "race.progress",
-}
+#: what a socket pushes on its own: its groups' events, a room's coalesced update, a race's start
+#: when its countdown ends; every other message is a reply to the client
+PUSHED_TYPES = {name for name, _ in events.SCHEMAS} | {"room.update", "race.started"}
 TYPES = ["move", "resign", "undo", "sync", "ping", "replay", "join", "start", "", "MOVE", "game.move_made", "x" * 300]
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats(allow_nan=False) | st.text(max_size=40),
