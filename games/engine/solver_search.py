@@ -207,6 +207,8 @@ class WinSearch:
     #: within a few hundred stops: it starts once a search has made this many
     HOUSE_STACK_AFTER = 500
     RESTART_GROWTH = 2
+    #: the width of the beam after the first run; it doubles after each run, as the runs' shares do
+    BEAM_FIRST_WIDTH = 16
 
     def run(self, start: Position) -> list[SolverMove] | None:
         table = self.table
@@ -218,6 +220,10 @@ class WinSearch:
             return None
         share = self.FIRST_RUN_NODES
         self.runs = runs = 0
+        # (imported here: the beam builds on this module)
+        from .solver_beam import Beam
+
+        beam = Beam(self) if Beam.applies(self) else None
         with deep_recursion():
             while True:
                 self.line = []
@@ -230,6 +236,11 @@ class WinSearch:
                     # every position this run left half-searched was taken out of the tables on the
                     # way up: what they still hold are refutations, true whatever the order
                     self.runs = runs = runs + 1
+                    if beam is not None:
+                        # between two runs, a beam as wide as the runs so far are long (docs/solver.md, "The beam")
+                        line = beam.run(start, self.BEAM_FIRST_WIDTH << runs - 1, random.Random(runs))
+                        if line is not None:
+                            return line
                     self.shuffle = random.Random(runs)
                     share = int(share * self.RESTART_GROWTH)
                     continue

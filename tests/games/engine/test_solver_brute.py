@@ -18,6 +18,7 @@ from games.engine.game import Game, Outcome
 from games.engine.deal import deal_from_seed
 from games.engine.rules import PRESETS, Rules, StockModel, get_rules
 from games.engine.solver import Verdict, hint, solve, solve_par
+from games.engine.solver_beam import Beam
 from games.engine.solver_position import DRAW_KIND, Position, SolverMove, position_of, table_for
 from games.engine.solver_relax import buried
 from games.engine.solver_search import Budget, WinSearch, forced_move
@@ -130,11 +131,16 @@ def usable_bag(search: WinSearch, position: Position) -> int:
     return search.outside_bag(stock + waste[dead:] + (drawn,))
 
 
+@pytest.mark.parametrize("beam", [True, False], ids=["with-beam", "runs-only"])
 @pytest.mark.parametrize("name", VARIANTS)
-def test_restarts_keep_every_verdict(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_restarts_keep_every_verdict(name: str, beam: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs cut short after a handful of nodes, and restarted in shuffled orders, still agree with
-    brute force: a half-searched position must leave no refutation behind (docs/solver.md, "Restarts")."""
+    brute force: a half-searched position must leave no refutation behind (docs/solver.md, "Restarts").
+    With the beam between the runs (docs/solver.md, "The beam") and without it, so that the runs
+    themselves still find the lines the beam would find first."""
     monkeypatch.setattr(WinSearch, "FIRST_RUN_NODES", 2)
+    if not beam:
+        monkeypatch.setattr(Beam, "applies", staticmethod(lambda search: False))
     restarted = 0
     original_run = WinSearch.run
 

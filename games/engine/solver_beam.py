@@ -1,0 +1,112 @@
+"""A beam search for a winning line, run between the depth-first search's runs (docs/solver.md, "The beam").
+
+The depth-first search decides every deal, but on a few winnable ones it spends millions of stops
+refuting one region before it reaches a line (double seed 148: 202 s).  The beam walks the game one
+draw at a time for every line at once: at each step it makes every sequence of removals the stop
+allows, keeps the ``width`` positions with the fewest pyramid cards left, and draws (or recycles)
+in each.  It may miss a line, and then says nothing; it never proves a deal lost.  Every line it
+returns was built move by move with the table's own moves, and the callers replay it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove
+from .solver_relax import buried
+from .solver_search import OutOfBudget, WinSearch, dead_card
+
+
+class Beam:
+    """One winnability search's beam: it shares the search's table, budget and relaxations, so the
+    answers either one leaves in the relaxations' memories serve the other."""
+
+    def __init__(self, search: WinSearch) -> None:
+        self.search = search
+        self.table = search.table
+
+    @staticmethod
+    def applies(search: WinSearch) -> bool:
+        """Draws run freely and nothing looks back at earlier moves: not under the house rules or
+        draw-only-when-stuck, whose moves the beam does not make."""
+        return not (search.table.house or search.table.stuck_draws)
+
+    def run(self, start: Position, width: int, rng: random.Random) -> list[SolverMove] | None:
+        """A winning line from ``start``, or None if the beam met none.  Every position it takes up
+        counts as a stop of the search's budget (``OutOfBudget`` when it runs out)."""
+        table = self.table
+        full = table.full
+        budget = self.search.budget
+        node_limit, deadline = budget.node_limit, budget.deadline
+        #: every position the beam has met, with the position and move it came from
+        parent: dict[Position, tuple[Position, SolverMove] | None] = {start: None}
+        frontier = [start]
+        while frontier:
+            layer = [position for position in frontier if self.alive(position)]
+            # every sequence of removals at this stop: the layer grows as it is read
+            i = 0
+            while i < len(layer):
+                position = layer[i]
+                i += 1
+                budget.nodes += 1
+                if node_limit is not None and budget.nodes > node_limit:
+                    raise OutOfBudget
+                if deadline is not None and not budget.nodes % budget.CHECK_EVERY and budget.clock() > deadline:
+                    raise OutOfBudget
+                for move in table.removals(position):
+                    child = table.apply(position, move)
+                    if child in parent:
+                        continue
+                    parent[child] = (position, move)
+                    if child[0] == full:
+                        return _line(parent, child)
+                    if self.alive(child):
+                        layer.append(child)
+            if len(layer) > width:
+                # the fewest pyramid cards left, then the fewest recycles used; ties drawn at random,
+                # so that the beam does not favour whichever removals the table lists first
+                ranked = sorted(((full & ~p[0]).bit_count(), p[4], rng.random(), p) for p in layer)
+                layer = [entry[3] for entry in ranked[:width]]
+            frontier = []
+            for position in layer:
+                if position[1]:
+                    step = (DRAW_KIND, 0, 0)
+                elif position[4] < table.recycles and (position[2] or position[3]):
+                    step = (RECYCLE_KIND, 0, 0)
+                else:
+                    continue
+                child = table.apply(position, step)
+                if child not in parent:
+                    parent[child] = (position, step)
+                    frontier.append(child)
+        return None
+
+    def alive(self, position: Position) -> bool:
+        """No test of the winnability search finds ``position`` lost: no pyramid card without a
+        partner, the bag relaxation, and in the last pass the same on the waste cards not buried
+        for good (docs/solver.md, rules 3 to 5)."""
+        search = self.search
+        table = self.table
+        removed, stock, waste, drawn, recycles = position[:5]
+        relaxation = search.relaxation
+        if dead_card(table, position):
+            return False
+        if recycles == table.recycles and len(waste) > table.stock_waste_pairs:
+            dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
+            if dead:
+                waste = waste[dead:]
+                bag = search.outside_bag(stock + waste + (drawn,))
+                return not relaxation.any_dead(removed, bag) and relaxation.clearable(removed, bag)
+        return relaxation.clearable(removed, search.outside_bag(stock + waste + (drawn,)))
+
+
+def _line(parent: dict[Position, tuple[Position, SolverMove] | None], end: Position) -> list[SolverMove]:
+    line: list[SolverMove] = []
+    step = parent[end]
+    while step is not None:
+        position, move = step
+        line.append(move)
+        step = parent[position]
+    line.reverse()
+    return line
+
