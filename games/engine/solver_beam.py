@@ -3,9 +3,10 @@
 The depth-first search decides every deal, but on a few winnable ones it spends millions of stops
 refuting one region before it reaches a line (double seed 148: 202 s).  The beam walks the game one
 draw at a time for every line at once: at each step it makes every sequence of removals the stop
-allows, keeps the ``width`` positions with the fewest pyramid cards left, and draws (or recycles)
-in each.  It may miss a line, and then says nothing; it never proves a deal lost.  Every line it
-returns was built move by move with the table's own moves, and the callers replay it.
+allows, keeps ``width`` of them (half with the fewest pyramid cards left, half at random), and
+draws (or recycles) in each.  It may miss a line, and then says nothing; it never proves a deal
+lost.  Every line it returns was built move by move with the table's own moves, and the callers
+replay it.
 """
 
 from __future__ import annotations
@@ -63,10 +64,7 @@ class Beam:
                     if self.alive(child):
                         layer.append(child)
             if len(layer) > width:
-                # the fewest pyramid cards left, then the fewest recycles used; ties drawn at random,
-                # so that the beam does not favour whichever removals the table lists first
-                ranked = sorted(((full & ~p[0]).bit_count(), p[4], rng.random(), p) for p in layer)
-                layer = [entry[3] for entry in ranked[:width]]
+                layer = self.keep(layer, width, rng)
             frontier = []
             for position in layer:
                 if position[1]:
@@ -80,6 +78,17 @@ class Beam:
                     parent[child] = (position, step)
                     frontier.append(child)
         return None
+
+    def keep(self, layer: list[Position], width: int, rng: random.Random) -> list[Position]:
+        """The ``width`` positions the beam goes on with: half of them those with the fewest pyramid
+        cards left, then the fewest recycles used (ties drawn at random, so that the beam does not
+        favour whichever removals the table lists first), and half drawn at random from the rest.
+        Fewest cards first is often wrong early: a line that must keep pyramid cards for the last
+        pass ranks far down in the first (docs/solver.md, "The beam")."""
+        full = self.table.full
+        ranked = [entry[3] for entry in sorted(((full & ~p[0]).bit_count(), p[4], rng.random(), p) for p in layer)]
+        best = width // 2
+        return ranked[:best] + rng.sample(ranked[best:], width - best)
 
     def alive(self, position: Position) -> bool:
         """No test of the winnability search finds ``position`` lost: no pyramid card without a

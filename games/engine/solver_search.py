@@ -207,8 +207,11 @@ class WinSearch:
     #: within a few hundred stops: it starts once a search has made this many
     HOUSE_STACK_AFTER = 500
     RESTART_GROWTH = 2
-    #: the width of the beam after the first run; it doubles after each run, as the runs' shares do
+    #: the width of the beam after the first run; it doubles after each run, as the runs' shares do,
+    #: up to ``BEAM_MOST_WIDTH`` (its table of positions grows with it)
     BEAM_FIRST_WIDTH = 16
+    BEAM_AFTER_RUNS = 1
+    BEAM_MOST_WIDTH = 2048
 
     def run(self, start: Position) -> list[SolverMove] | None:
         table = self.table
@@ -236,9 +239,10 @@ class WinSearch:
                     # every position this run left half-searched was taken out of the tables on the
                     # way up: what they still hold are refutations, true whatever the order
                     self.runs = runs = runs + 1
-                    if beam is not None:
-                        # between two runs, a beam as wide as the runs so far are long (docs/solver.md, "The beam")
-                        line = beam.run(start, self.BEAM_FIRST_WIDTH << runs - 1, random.Random(runs))
+                    if beam is not None and runs >= self.BEAM_AFTER_RUNS:
+                        # between two runs, a beam for a line (docs/solver.md, "The beam")
+                        width = min(self.BEAM_FIRST_WIDTH << runs - self.BEAM_AFTER_RUNS, self.BEAM_MOST_WIDTH)
+                        line = beam.run(start, width, random.Random(runs))
                         if line is not None:
                             return line
                     self.shuffle = random.Random(runs)
