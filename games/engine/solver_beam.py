@@ -5,8 +5,8 @@ refuting one region before it reaches a line (double seed 148: 202 s).  The beam
 draw at a time for every line at once: at each step it makes every sequence of removals the stop
 allows, keeps ``width`` of them (half with the fewest pyramid cards left, half at random), and
 draws (or recycles) in each.  It may miss a line, and then says nothing; it never proves a deal
-lost.  Every line it returns was built move by move with the table's own moves, and the callers
-replay it.
+lost.  Every line it returns was built move by move with the table's own moves (and the tests
+replay every line the solver returns in the engine).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from .solver_search import OutOfBudget, WinSearch, dead_card
 
 
 class Beam:
-    """One winnability search's beam: it shares the search's table, budget and relaxations, so the
-    answers either one leaves in the relaxations' memories serve the other."""
+    """One winnability search's beam: it shares the search's table, budget and bag relaxation, so
+    the answers either one leaves in the relaxation's memory serve the other."""
 
     def __init__(self, search: WinSearch) -> None:
         self.search = search
@@ -39,7 +39,7 @@ class Beam:
         full = table.full
         budget = self.search.budget
         node_limit, deadline = budget.node_limit, budget.deadline
-        #: every position the beam has met, with the position and move it came from
+        # every position the beam has met, with the position and move it came from
         parent: dict[Position, tuple[Position, SolverMove] | None] = {start: None}
         frontier = [start]
         while frontier:
@@ -91,25 +91,27 @@ class Beam:
         return ranked[:best] + rng.sample(ranked[best:], width - best)
 
     def alive(self, position: Position) -> bool:
-        """No test of the winnability search finds ``position`` lost: no pyramid card without a
-        partner, the bag relaxation, and in the last pass the same on the waste cards not buried
-        for good (docs/solver.md, rules 3 to 5)."""
+        """Rules 3 to 5 of the winnability search (docs/solver.md) do not find ``position`` lost: no
+        pyramid card is left without a partner, the bag relaxation can clear the pyramid, and in
+        the last pass the same holds of the waste cards not buried for good.  (The search's other
+        cuts, its forced moves and its table of positions are left to the depth-first runs.)"""
         search = self.search
         table = self.table
         removed, stock, waste, drawn, recycles = position[:5]
         relaxation = search.relaxation
         if dead_card(table, position):
             return False
+        dead = 0
         if recycles == table.recycles and len(waste) > table.stock_waste_pairs:
             dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
-            if dead:
-                waste = waste[dead:]
-                bag = search.outside_bag(stock + waste + (drawn,))
-                return not relaxation.any_dead(removed, bag) and relaxation.clearable(removed, bag)
-        return relaxation.clearable(removed, search.outside_bag(stock + waste + (drawn,)))
+        bag = search.outside_bag(stock + waste[dead:] + (drawn,))
+        if dead and relaxation.any_dead(removed, bag):
+            return False
+        return relaxation.clearable(removed, bag)
 
 
 def _line(parent: dict[Position, tuple[Position, SolverMove] | None], end: Position) -> list[SolverMove]:
+    """The moves from the beam's start to ``end``, read back through ``parent``."""
     line: list[SolverMove] = []
     step = parent[end]
     while step is not None:
@@ -118,4 +120,3 @@ def _line(parent: dict[Position, tuple[Position, SolverMove] | None], end: Posit
         step = parent[position]
     line.reverse()
     return line
-

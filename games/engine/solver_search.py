@@ -210,7 +210,6 @@ class WinSearch:
     #: the width of the beam after the first run; it doubles after each run, as the runs' shares do,
     #: up to ``BEAM_MOST_WIDTH`` (its table of positions grows with it)
     BEAM_FIRST_WIDTH = 16
-    BEAM_AFTER_RUNS = 1
     BEAM_MOST_WIDTH = 2048
 
     def run(self, start: Position) -> list[SolverMove] | None:
@@ -233,26 +232,26 @@ class WinSearch:
                 # the house rules' put-backs can lead back to a position still being searched, so a
                 # stretch's "lost" may lean on one further up: there, one run only
                 self.run_end = None if self.house else self.budget.nodes + share
+                found: bool | None
                 try:
                     found = self._search(start, bag)
                 except _Restart:
                     # every position this run left half-searched was taken out of the tables on the
                     # way up: what they still hold are refutations, true whatever the order
-                    self.runs = runs = runs + 1
-                    if beam is not None and runs >= self.BEAM_AFTER_RUNS:
-                        # between two runs, a beam for a line (docs/solver.md, "The beam")
-                        width = min(self.BEAM_FIRST_WIDTH << runs - self.BEAM_AFTER_RUNS, self.BEAM_MOST_WIDTH)
-                        line = beam.run(start, width, random.Random(runs))
-                        if line is not None:
-                            return line
-                    self.shuffle = random.Random(runs)
-                    share = int(share * self.RESTART_GROWTH)
-                    continue
+                    found = None
                 finally:
                     self.run_end = None
-                if found:
-                    return list(reversed(self.line))
-                return None
+                if found is not None:
+                    return list(reversed(self.line)) if found else None
+                self.runs = runs = runs + 1
+                if beam is not None:
+                    # between two runs, a beam for a line (docs/solver.md, "The beam")
+                    width = min(self.BEAM_FIRST_WIDTH << runs - 1, self.BEAM_MOST_WIDTH)
+                    line = beam.run(start, width, random.Random(runs))
+                    if line is not None:
+                        return line
+                self.shuffle = random.Random(runs)
+                share = int(share * self.RESTART_GROWTH)
 
     def _key(self, position: Position) -> tuple[tuple[int, tuple[int, ...], int], int]:
         removed, stock, waste, drawn, recycles, house = position
