@@ -93,13 +93,19 @@ class Beam:
     def alive(self, position: Position) -> bool:
         """Rules 3 to 5 of the winnability search (docs/solver.md) do not find ``position`` lost: no
         pyramid card is left without a partner, the bag relaxation can clear the pyramid, and in
-        the last pass the same holds of the waste cards not buried for good.  (The search's other
-        cuts, its forced moves and its table of positions are left to the depth-first runs.)"""
+        the last pass the same holds of the waste cards not buried for good; nor have the runs
+        before it refuted ``position`` (between runs the search's table of positions holds only
+        refutations: docs/solver.md, "Restarts").  (The search's other cuts and its forced moves
+        are left to the depth-first runs.)"""
         search = self.search
         table = self.table
         removed, stock, waste, drawn, recycles = position[:5]
         relaxation = search.relaxation
         if dead_card(table, position):
+            return False
+        key, code = search._key(position)
+        covered = search.visited.get(key)
+        if covered is not None and covered <= code:
             return False
         dead = 0
         if recycles == table.recycles and len(waste) > table.stock_waste_pairs:

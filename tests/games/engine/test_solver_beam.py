@@ -103,3 +103,17 @@ def test_the_house_rules_and_draw_only_when_stuck_get_no_beam(monkeypatch: pytes
         for seed in range(5):
             solve(Game.start(deal_from_seed(get_rules(preset), seed)), node_limit=20_000)
     assert set(beams) == {"classic", "double"}
+
+
+def test_the_beam_skips_what_the_runs_have_refuted() -> None:
+    """Between runs the search's table of positions holds only refutations: a position there (at
+    its code or a later one) is not taken up again, so a refuted start leaves the beam nothing."""
+    game = Game.start(deal_from_seed(get_rules("double"), 148))
+    search = WinSearch(table_for(game), Budget(None, None))
+    start = position_of(game)
+    assert Beam(search).run(start, 16, random.Random(1)) is not None
+    key, code = search._key(start)
+    search.visited[key] = code
+    nodes = search.budget.nodes
+    assert Beam(search).run(start, 16, random.Random(1)) is None
+    assert search.budget.nodes == nodes
