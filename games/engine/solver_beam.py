@@ -15,7 +15,7 @@ import random
 
 from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove
 from .solver_relax import buried
-from .solver_search import OutOfBudget, WinSearch, dead_card
+from .solver_search import WinSearch, dead_card
 
 
 class Beam:
@@ -38,7 +38,6 @@ class Beam:
         table = self.table
         full = table.full
         budget = self.search.budget
-        node_limit, deadline = budget.node_limit, budget.deadline
         # every position the beam has met, with the position and move it came from
         parent: dict[Position, tuple[Position, SolverMove] | None] = {start: None}
         frontier = [start]
@@ -49,11 +48,7 @@ class Beam:
             while i < len(layer):
                 position = layer[i]
                 i += 1
-                budget.nodes += 1
-                if node_limit is not None and budget.nodes > node_limit:
-                    raise OutOfBudget
-                if deadline is not None and not budget.nodes % budget.CHECK_EVERY and budget.clock() > deadline:
-                    raise OutOfBudget
+                budget.spend()
                 for move in table.removals(position):
                     child = table.apply(position, move)
                     if child in parent:
