@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 from games.engine.cards import full_deck, parse_card
 from games.engine.deal import Deal
@@ -69,3 +70,12 @@ def random_midgame(deal: Deal, rng: random.Random, most_moves: int) -> Game:
             break
         game = game.apply(rng.choice(moves))
     return game
+
+
+def random_games(rules: Rules, rng: random.Random, deals: int, *, midgame_share: float, most_moves: int) -> Iterator[Game]:
+    """Random games of a small variant: ``deals`` of them (a third as many over sixteen cards or more,
+    which have ten times the positions), each at its start or, ``midgame_share`` of the time, after
+    fewer than ``most_moves`` random legal moves."""
+    for _ in range(max(1, deals if rules.deck_size < 16 else deals // 3)):
+        deal = random_deal(rules, rng)
+        yield random_midgame(deal, rng, most_moves) if rng.random() < midgame_share else Game.start(deal)

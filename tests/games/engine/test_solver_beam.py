@@ -21,7 +21,7 @@ from games.engine.solver_beam import Beam
 from games.engine.solver_position import Position, SolverMove, position_of, table_for
 from games.engine.solver_search import Budget, OutOfBudget, WinSearch
 
-from .builders import random_deal, random_midgame
+from .builders import random_deal, random_games
 from .test_solver_brute import BEAM_VARIANTS, DEALS, VARIANTS
 
 
@@ -38,9 +38,8 @@ def test_a_beam_wide_enough_to_keep_everything_finds_every_win_brute_force_finds
     rules = VARIANTS[name]
     rng = random.Random(f"beam {name}")
     verdicts = set()
-    for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
-        deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng, 12) if rng.random() < 0.3 else Game.start(deal)
+    for game in random_games(rules, rng, DEALS, midgame_share=0.3, most_moves=12):
+        deal = game.deal
         if game.outcome is not Outcome.IN_PROGRESS:
             continue
         line = beam_line(game, width=10**9)

@@ -23,7 +23,7 @@ from games.engine.solver_position import DRAW_KIND, Position, SolverMove, positi
 from games.engine.solver_relax import buried
 from games.engine.solver_search import Budget, WinSearch, forced_move
 
-from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, random_deal, random_midgame, tiny_rules, variants
+from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, random_deal, random_games, random_midgame, tiny_rules, variants
 
 DEALS = int(os.environ.get("SOLVER_BRUTE_DEALS", "80"))
 
@@ -67,10 +67,8 @@ def test_solver_agrees_with_brute_force_on_random_small_deals(name: str) -> None
     rules = VARIANTS[name]
     rng = random.Random(name)
     verdicts = set()
-    # a four-row pyramid over sixteen cards has ten times the positions: fewer deals
-    for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
-        deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng, 12) if rng.random() < 0.3 else Game.start(deal)
+    for game in random_games(rules, rng, DEALS, midgame_share=0.3, most_moves=12):
+        deal = game.deal
         truth = explore(game)
         solution = solve(game)
         assert (solution.verdict is Verdict.WINNABLE) == truth.winnable, f"{deal} after {game.moves}"
@@ -162,9 +160,8 @@ def test_restarts_keep_every_verdict(name: str, beam: bool, monkeypatch: pytest.
     monkeypatch.setattr(WinSearch, "run", counting_run)
     rules = VARIANTS[name]
     rng = random.Random(f"restarts {name}")
-    for _ in range(max(1, DEALS // 2 if rules.deck_size < 16 else DEALS // 6)):
-        deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng, 12) if rng.random() < 0.3 else Game.start(deal)
+    for game in random_games(rules, rng, DEALS // 2, midgame_share=0.3, most_moves=12):
+        deal = game.deal
         solution = solve(game)
         assert (solution.verdict is Verdict.WINNABLE) == explore(game).winnable, f"{deal} after {game.moves}"
         if solution.verdict is Verdict.WINNABLE:

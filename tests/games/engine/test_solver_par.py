@@ -21,7 +21,7 @@ from games.engine.solver import solve_par
 from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
 from games.engine.solver_position import position_of, table_for
 
-from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, deal_with, random_deal, random_midgame, tiny_rules, variants
+from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, deal_with, random_games, tiny_rules, variants
 
 DEALS = int(os.environ.get("SOLVER_PAR_DEALS", "60"))
 
@@ -90,9 +90,8 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
     rules = VARIANTS[name]
     rng = random.Random(f"perfect {name}")
     answers = set()
-    for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
-        deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng, 10) if rng.random() < 0.5 else Game.start(deal)
+    for game in random_games(rules, rng, DEALS, midgame_share=0.5, most_moves=10):
+        deal = game.deal
         if game.outcome is not Outcome.IN_PROGRESS:
             continue
         position = position_of(game)
@@ -120,9 +119,8 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
 def test_par_agrees_with_brute_force(name: str) -> None:
     rules = (VARIANTS | PAR_ONLY_VARIANTS)[name]
     rng = random.Random(f"par {name}")
-    for _ in range(DEALS if rules.deck_size < 16 else DEALS // 3):
-        deal = random_deal(rules, rng)
-        game = random_midgame(deal, rng, 10) if rng.random() < 0.3 else Game.start(deal)
+    for game in random_games(rules, rng, DEALS, midgame_share=0.3, most_moves=10):
+        deal = game.deal
         par = solve_par(game)
         assert par.exact and par.score == explore(game).par, f"{deal} after {game.moves}"
         assert Game.replay(deal, game.moves + par.line).score == par.score
