@@ -132,6 +132,20 @@ class Relaxation:
         return self.clearable(removed, bag)
 
 
+def buried_alone(table: Table, removed: int, waste: tuple[int, ...]) -> int:
+    """``buried`` where stock and waste never pair (its callers there need no ``stock_partners``)."""
+    king = table.king
+    partnered, limit = table.waste_rule(removed)
+    depth = 0
+    for index in range(len(waste) - 1, -1, -1):
+        v = waste[index]
+        if v != king:
+            depth += 1
+            if depth > limit or not partnered >> v & 1:
+                return index + 1
+    return 0
+
+
 def buried(table: Table, removed: int, waste: tuple[int, ...], stock_partners: Callable[[int], bool]) -> int:
     """How many cards at the bottom of a last-pass waste never come back into play (house rules aside).
 
@@ -143,31 +157,17 @@ def buried(table: Table, removed: int, waste: tuple[int, ...], stock_partners: C
     cards other than kings above it needs d + 1 pyramid cards to leave, so it stays for good when
     the pyramid has fewer cards other than kings left.
     """
+    if not table.stock_waste_pairs:
+        return buried_alone(table, removed, waste)
     king = table.king
-    pairs = table.stock_waste_pairs
-    if not pairs:
-        partnered, limit = table.waste_rule(removed)
-        depth = 0
-        for index in range(len(waste) - 1, -1, -1):
-            v = waste[index]
-            if v != king:
-                depth += 1
-                if depth > limit or not partnered >> v & 1:
-                    return index + 1
-        return 0
     values = table.present_values(removed)
     pair_sum = table.pair_sum
-    limit = len(waste)
-    depth = 0
     for index in range(len(waste) - 1, -1, -1):
         v = waste[index]
         if v == king:
             continue
-        depth += 1
-        if depth > limit:
-            return index + 1
         w = pair_sum - v
-        if values >> w & 1 or pairs and stock_partners(w):
+        if values >> w & 1 or stock_partners(w):
             continue
         return index + 1
     return 0
@@ -237,8 +237,8 @@ class StackRelaxation:
 
     def _unburied(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int) -> tuple[tuple[int, ...], int]:
         """The waste without its cards that never come back into play (``buried``), and its bag."""
-        stock_pairs = self.bag_reach
-        dead = buried(self.table, removed, waste, lambda w: bool(stock_pairs and bag >> BITS * w & NIBBLE))
+        # (``unbury``: stock and waste never pair here)
+        dead = buried_alone(self.table, removed, waste)
         if not dead:
             return waste, waste_bag
         king = self.table.king
