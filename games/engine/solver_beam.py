@@ -98,9 +98,7 @@ class Beam:
         relaxation = search.relaxation
         if dead_card(table, position):
             return False
-        key, code = search._key(position)
-        covered = search.visited.get(key)
-        if covered is not None and covered <= code:
+        if search.refuted(position):
             return False
         dead = 0
         if recycles == table.recycles and len(waste) > table.stock_waste_pairs:

@@ -268,6 +268,18 @@ class WinSearch:
             return (removed, waste + (drawn,) + stock, 0), (recycles << 9) + (len(waste) + 1 << 1)
         return (removed, waste + stock, 0), (recycles << 9) + (len(waste) << 1) + self.drawn_model
 
+    def refuted(self, position: Position) -> bool:
+        """The table holds ``position`` at its code or a lower one: a stretch from there was searched
+        to the end (between runs the table holds only such refutations) or is being searched."""
+        key, code = self._key(position)
+        covered = self.visited.get(key)
+        return covered is not None and covered <= code
+
+    def refute(self, position: Position) -> None:
+        """Enter ``position`` in the table as lost (tests)."""
+        key, code = self._key(position)
+        self.visited[key] = code
+
     def unburied(self, position: Position) -> tuple[int, ...]:
         """The waste of a last-pass position as far as it still matters: the cards above those that
         never come back into play (``buried``), under a ``WALL`` that stands for those."""

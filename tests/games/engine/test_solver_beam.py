@@ -111,8 +111,8 @@ def test_the_beam_skips_what_the_runs_have_refuted() -> None:
     search = WinSearch(table_for(game), Budget(None, None))
     start = position_of(game)
     assert Beam(search).run(start, 16, random.Random(1)) is not None
-    key, code = search._key(start)
-    search.visited[key] = code
+    search.refute(start)
+    assert search.refuted(start)
     nodes = search.budget.nodes
     assert Beam(search).run(start, 16, random.Random(1)) is None
     assert search.budget.nodes == nodes
