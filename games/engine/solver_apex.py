@@ -22,8 +22,10 @@ class FinalCard:
         apex = table.values[0]
         #: the value of a final card; 0 when the apex is a king (it leaves alone)
         self.final = 0 if apex == table.king else table.pair_sum - apex
+        #: a value's place in a bag (``BITS`` a value), kings left out
+        self._counted = [0 if v == table.king else 1 << BITS * v for v in range(table.king + 1)].__getitem__
         #: by pyramid: what ``_needs`` answers
-        self._needs: dict[int, tuple[tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+        self._needs: dict[int, tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]]] = {}
 
     def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> int:
         """The place in ``live + stock`` of a card that can be the final card of a last-pass win
@@ -38,22 +40,23 @@ class FinalCard:
         needy, room = self._pyramid(removed)
         sequence = live + stock
         drawn_at = len(live)
-        king = self.table.king
-        before = 0
-        for index, value in enumerate(sequence):
-            if value == final:
-                # on the waste, what lies under it is out of play for good and what lies on it must
-                # go; in the stock, the cards before it play before it is drawn
-                if self._possible(sequence, index, 0 if index < drawn_at else before, max(index, drawn_at - 1), needy, room):
-                    return index
-            if value != king:
-                before += 1 << BITS * value
-        return -1
+        counted = self._counted
+        index = -1
+        while True:
+            try:
+                index = sequence.index(final, index + 1)
+            except ValueError:
+                return -1
+            # on the waste, what lies under it is out of play for good and what lies on it must go;
+            # in the stock, the cards before it play before it is drawn
+            before = sum(map(counted, sequence[:index])) if index >= drawn_at else 0
+            if self._possible(sequence, index, before, max(index, drawn_at - 1), needy, room):
+                return index
 
-    def _pyramid(self, removed: int) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
-        """For a pyramid: (partner value, how many cards want it) for the cards other than kings and
-        the apex that no pyramid card unrelated to them can take; and, by outside value, how many
-        pyramid cards other than the apex can take a card of that value."""
+    def _pyramid(self, removed: int) -> tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]]:
+        """For a pyramid: (partner value, how many cards want it, its nibble of a bag) for the cards
+        other than kings and the apex that no pyramid card unrelated to them can take; and, by
+        outside value, how many pyramid cards other than the apex can take a card of that value."""
         known = self._needs.get(removed)
         if known is None:
             table = self.table
@@ -72,7 +75,7 @@ class FinalCard:
                 if not mates[i] & present:
                     wanted[w] = wanted.get(w, 0) + 1
             room = tuple((by_value.get(pair_sum - u, 0) & present).bit_count() for u in range(king + 1))
-            known = (tuple(wanted.items()), room)
+            known = (tuple((w, cards, NIBBLE << BITS * w) for w, cards in wanted.items()), room)
             self._needs[removed] = known
         return known
 
@@ -82,7 +85,7 @@ class FinalCard:
         index: int,
         before: int,
         reach: int,
-        needy: tuple[tuple[int, int], ...],
+        needy: tuple[tuple[int, int, int], ...],
         room: tuple[int, ...],
     ) -> bool:
         """The count the final card at ``sequence[index]`` must pass.  A pyramid card of ``needy``
@@ -90,8 +93,8 @@ class FinalCard:
         needs a card of its own drawn after the final one, so the cards after it are drawn at least
         that far (and up to ``reach``, the waste cards lying on it), and each of those needs a
         pyramid card of its own other than the apex (``room``)."""
-        for w, cards in needy:
-            if before >> BITS * w & NIBBLE:
+        for w, cards, mask in needy:
+            if before & mask:
                 continue
             place = index
             for _ in range(cards):
@@ -101,6 +104,8 @@ class FinalCard:
                     return False
             if place > reach:
                 reach = place
+        if reach == index:
+            return True
         king = self.table.king
         drawn = [0] * (king + 1)
         for u in sequence[index + 1 : reach + 1]:
