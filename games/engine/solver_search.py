@@ -370,13 +370,6 @@ class WinSearch:
         # the bag of the waste's buried cards, and how many they were
         buried_bag, buried_dead = 0, 0
         plain = not (self.house or stuck or table.drawn_model)
-        # where only draws move the waste and it never pairs with the stock, ``buried`` along the last
-        # pass kept up to date one draw at a time: the places of the waste's cards other than kings,
-        # and the place above the topmost of them with no partner value left in the pyramid (None:
-        # not started)
-        follow = plain and not table.stock_waste_pairs
-        nonkings: list[int] | None = None
-        lone = limit = partnered = 0
         # the free cards by value: a stretch never changes its pyramid
         free_by_value = table.free_by_value(position[0])
         budget = self.budget
@@ -398,30 +391,17 @@ class WinSearch:
                 # impossible, every later pointer of the pass is impossible too
                 removed, stock, waste, drawn = position[:4]
                 dead = 0
-                if follow:
-                    if nonkings is None:
-                        if waste:
-                            partnered, limit = table.waste_rule(removed)
-                            king = table.king
-                            nonkings = [i for i, v in enumerate(waste) if v != king]
-                            lone = max((i + 1 for i in nonkings if not partnered >> waste[i] & 1), default=0)
-                    elif waste[-1] != table.king:
-                        # the card just drawn lies one deeper on every card other than a king
-                        nonkings.append(len(waste) - 1)
-                        if not partnered >> waste[-1] & 1:
-                            lone = len(waste)
-                    if nonkings is not None:
-                        # a card stays for good under a card with no partner, or past ``limit`` cards
-                        # other than kings from the top (``buried``)
-                        dead = max(lone, nonkings[-1 - limit] + 1 if len(nonkings) > limit else 0)
-                elif len(waste) > table.stock_waste_pairs and not self.house:
-                    dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
-                if dead and dead != last_dead:
-                    usable = self.outside_bag(stock + waste[dead:] + (drawn,))
-                    if usable != bag:
-                        bag = usable
-                        if relaxation.any_dead(removed, bag) or not relaxation.clearable(removed, bag):
-                            return False
+                if len(waste) > table.stock_waste_pairs and not self.house:
+                    if table.stock_waste_pairs:
+                        dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
+                    else:
+                        dead = buried_alone(table, removed, waste)
+                    if dead and dead != last_dead:
+                        usable = self.outside_bag(stock + waste[dead:] + (drawn,))
+                        if usable != bag:
+                            bag = usable
+                            if relaxation.any_dead(removed, bag) or not relaxation.clearable(removed, bag):
+                                return False
                 if self.final_card and (dead != final_dead or final_place < len(waste) - dead):
                     # a count, cheaper than the relaxations below; a final card found in the stock
                     # stays one while it is there and no more cards are buried
