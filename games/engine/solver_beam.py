@@ -12,10 +12,13 @@ replay every line the solver returns in the engine).
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove
-from .solver_relax import buried
-from .solver_search import WinSearch, dead_card
+from .solver_relax import buried, dead_card
+
+if TYPE_CHECKING:
+    from .solver_search import WinSearch
 
 
 class Beam:

@@ -30,7 +30,8 @@ from .solver_position import (
     Table,
 )
 from .solver_apex import FinalCard
-from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, StackRelaxation, bag_of, buried, buried_alone
+from .solver_beam import Beam
+from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, StackRelaxation, bag_of, buried, buried_alone, dead_card
 
 
 #: in a table key, the waste card that can never leave in the last pass, with every card under it
@@ -83,29 +84,6 @@ def deep_recursion(limit: int = 20_000) -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(old)
-
-
-def dead_card(table: Table, position: Position) -> bool:
-    """Some pyramid card has no partner left anywhere it could ever meet (not a king)."""
-    removed, stock, waste, drawn, _, _ = position
-    outside = set(stock)
-    outside.update(waste)
-    outside.add(drawn)
-    present = table.full & ~removed
-    values, related, by_value, king, pair_sum = table.values, table.related, table.by_value, table.king, table.pair_sum
-    rest = present
-    while rest:
-        low = rest & -rest
-        i = low.bit_length() - 1
-        rest ^= low
-        v = values[i]
-        if v == king:
-            continue
-        w = pair_sum - v
-        if w in outside or by_value.get(w, 0) & present & ~related[i]:
-            continue
-        return True
-    return False
 
 
 def lowest_first(move: SolverMove) -> int:
@@ -222,9 +200,6 @@ class WinSearch:
             return None
         share = self.FIRST_RUN_NODES
         self.runs = runs = 0
-        # (imported here: the beam builds on this module)
-        from .solver_beam import Beam
-
         beam = Beam(self) if Beam.applies(self) else None
         with deep_recursion():
             while True:
