@@ -15,7 +15,7 @@ import random
 from typing import TYPE_CHECKING
 
 from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove
-from .solver_relax import buried, dead_card
+from .solver_relax import buried
 
 if TYPE_CHECKING:
     from .solver_search import WinSearch
@@ -98,18 +98,15 @@ class Beam:
         search = self.search
         table = self.table
         removed, stock, waste, drawn, recycles = position[:5]
-        relaxation = search.relaxation
-        if dead_card(table, position):
-            return False
         if search.refuted(position):
             return False
         dead = 0
         if recycles == table.recycles and len(waste) > table.stock_waste_pairs:
             dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
+        # (a card with no partner among all the outside cards has none among those not buried either)
         bag = search.outside_bag(stock + waste[dead:] + (drawn,))
-        if dead and relaxation.any_dead(removed, bag):
-            return False
-        return relaxation.clearable(removed, bag)
+        relaxation = search.relaxation
+        return not relaxation.any_dead(removed, bag) and relaxation.clearable(removed, bag)
 
 
 def _line(parent: dict[Position, tuple[Position, SolverMove] | None], end: Position) -> list[SolverMove]:

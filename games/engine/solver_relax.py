@@ -39,29 +39,6 @@ def kings_and_bag(values: tuple[int, ...], king: int, bag: int = 0) -> tuple[int
     return kings, bag
 
 
-def dead_card(table: Table, position: Position) -> bool:
-    """Some pyramid card has no partner left anywhere it could ever meet (not a king)."""
-    removed, stock, waste, drawn, _, _ = position
-    outside = set(stock)
-    outside.update(waste)
-    outside.add(drawn)
-    present = table.full & ~removed
-    values, related, by_value, king, pair_sum = table.values, table.related, table.by_value, table.king, table.pair_sum
-    rest = present
-    while rest:
-        low = rest & -rest
-        i = low.bit_length() - 1
-        rest ^= low
-        v = values[i]
-        if v == king:
-            continue
-        w = pair_sum - v
-        if w in outside or by_value.get(w, 0) & present & ~related[i]:
-            continue
-        return True
-    return False
-
-
 class Relaxation:
     def __init__(self, table: Table, tick: Callable[[], None] | None = None) -> None:
         self.table = table

@@ -31,7 +31,7 @@ from .solver_position import (
 )
 from .solver_apex import FinalCard
 from .solver_beam import Beam
-from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, StackRelaxation, bag_of, buried, buried_alone, dead_card
+from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, StackRelaxation, bag_of, buried, buried_alone
 
 
 #: in a table key, the waste card that can never leave in the last pass, with every card under it
@@ -196,7 +196,7 @@ class WinSearch:
         if removed == table.full:
             return []
         bag = bag_of([v for v in stock + waste + (drawn,) if v and v != table.king])
-        if dead_card(table, start) or not self.relaxation.clearable(removed, bag):
+        if self.relaxation.any_dead(removed, bag) or not self.relaxation.clearable(removed, bag):
             return None
         share = self.FIRST_RUN_NODES
         self.runs = runs = 0
