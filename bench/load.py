@@ -17,7 +17,8 @@ Each player starts at a moment spread over the first ``--ramp`` (70%) of ``--dur
 1. ``GET /api/auth/csrf/`` and ``POST /api/auth/signin/`` (HTTP, on one server);
 2. ``GET /api/challenges/today/``, ``POST /api/challenges/<id>/ranked/``;
 3. opens ``/ws/games/<id>/`` on the *other* server and plays the solver's winning line with a
-   think time that ends the game within the duration; every fifth move goes over
+   think time that ends the game within the duration, but no shorter than a socket's message
+   allowance (``LIVE_RATE_PER_SECOND``) allows; every fifth move goes over
    ``POST /api/games/<id>/moves/`` instead, so REST and socket moves interleave on one game;
    one player in ten resigns halfway;
 4. ``GET /api/games/<id>/`` and ``GET /api/leaderboards/challenges/<id>/``.
@@ -378,10 +379,14 @@ async def receive_until(ws: Any, kind: str, results: Results, timeout: float = 6
 async def run_players(ports: list[int], world: World, players: int, duration: float, ramp_share: float = 0.7) -> Results:
     """Players start one after another over the first ``ramp_share`` of ``duration`` and think so
     that each game ends within it (a sign-in costs about 0.02 CPU-seconds of Argon2id: arrivals are spread)."""
+    from django.conf import settings
+
     results = Results()
     rng = random.Random(7)
     ramp = ramp_share * duration
-    think = max(0.05, (duration - ramp - 20) / max(1, len(world.line)) / 1.2)
+    # no quicker than a socket's message allowance on the servers (the same settings): quicker, the
+    # servers refuse moves as flooding once the burst is spent, which no person playing meets
+    think = max(1 / settings.LIVE_RATE_PER_SECOND, (duration - ramp - 20) / max(1, len(world.line)) / 1.2)
     begin = time.monotonic()
     tasks = [
         asyncio.ensure_future(
