@@ -18,5 +18,8 @@ RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinpu
 
 RUN useradd --create-home piramide
 USER piramide
+# the solver's compiled kernel (docs/solver.md), compiled once here rather than by every new container
+ENV NUMBA_CACHE_DIR=/home/piramide/numba-cache
+RUN python -m games.engine.solver_kernel
 EXPOSE 8000
 CMD ["uvicorn", "piramide_site.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--loop", "uvloop", "--http", "httptools", "--proxy-headers"]

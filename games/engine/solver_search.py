@@ -31,7 +31,8 @@ from .solver_position import (
 )
 from .solver_apex import FinalCard
 from .solver_beam import Beam
-from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, StackRelaxation, bag_of, buried, buried_alone
+from .solver_kernel import Stack
+from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
 
 
 #: in a table key, the waste card that can never leave in the last pass, with every card under it
@@ -152,7 +153,7 @@ class WinSearch:
         self.table = table
         self.budget = budget
         self.relaxation = Relaxation(table, budget.check_time)
-        self.stack = StackRelaxation(table, self.relaxation)
+        self.stack = Stack(table, self.relaxation)
         self.segment = SegmentRelaxation(table, self.relaxation)
         #: the key of a last-pass position leaves out its buried cards (where stock and waste never
         #: pair: elsewhere few cards are ever buried, and looking for them costs more than it saves)
