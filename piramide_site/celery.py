@@ -12,8 +12,10 @@ task back on the queue at once.
 
 import logging
 import os
+import threading
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 
@@ -61,3 +63,28 @@ def _visibility_timeout(sender: Celery, **kwargs: object) -> None:
             value,
             limit,
         )
+
+
+@worker_process_init.connect
+def _load_solver_kernel(**kwargs: object) -> None:
+    """Load the solver's compiled kernel in each worker process, beside its first tasks: a search
+    with a time limit moves to it only once it is loaded (docs/solver.md, "The compiled kernel").
+    On a thread, since Celery kills a process whose start takes over four seconds, and compiling
+    the kernel where no cache holds it takes longer; if it cannot be loaded, the process solves in
+    pure Python, as without Numba."""
+    from games.engine.solver_kernel import available
+
+    if available():
+        threading.Thread(target=_warm_solver_kernel, name="solver-kernel", daemon=True).start()
+
+
+def _warm_solver_kernel() -> None:
+    from games.engine.solver_kernel import warm
+
+    try:
+        seconds = warm()
+    except Exception:
+        log.exception("the solver's compiled kernel could not be loaded; this worker process solves in pure Python")
+        os.environ["PIRAMIDE_SOLVER_KERNEL"] = "python"
+    else:
+        log.info("the solver's compiled kernel is loaded (%.1f s)", seconds)

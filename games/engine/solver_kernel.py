@@ -9,7 +9,9 @@ both side by side, and ``PIRAMIDE_SOLVER_KERNEL=python`` (or Numba missing) keep
 Loading the compiled code costs about half a second a process (compiling it, once per
 installation, some seconds), which most searches never earn back: a search starts on the
 pure-Python class and moves to the kernel once it has asked ``KERNEL_AFTER`` questions, handing
-over what the class has answered so far.
+over what the class has answered so far.  A search with a time limit moves only where the kernel
+is loaded already (``warm``, which the Celery worker's processes call as they start), so that
+loading it never eats a search's time.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from .solver_relax import Relaxation, StackRelaxation
 KERNEL_AFTER = 1000
 #: the kernel's answers: lost, clearable, given up (more than ``effort`` steps)
 LOST, CLEARABLE, GAVE_UP = 0, 1, 2
+#: the kernel has answered a question in this process: its code is loaded
+_loaded = False
 
 
 def available() -> bool:
@@ -77,6 +81,8 @@ class StackKernel:
             if known is not None:
                 return known
         answer = self.compiled.ask(removed, waste, bag, waste_bag, prelude)
+        global _loaded
+        _loaded = True
         if answer == GAVE_UP:
             return True
         if not prelude:
@@ -86,11 +92,13 @@ class StackKernel:
 
 class Stack:
     """The stack relaxation a search asks: ``StackRelaxation`` for its first ``after`` questions,
-    then, where the kernel is available, ``StackKernel`` with the class's memo handed over."""
+    then, where the kernel is available, ``StackKernel`` with the class's memo handed over; for a
+    search with a time limit (``timed``), only where the kernel is loaded already."""
 
-    def __init__(self, table: Table, relaxation: Relaxation, after: int | None = None) -> None:
+    def __init__(self, table: Table, relaxation: Relaxation, after: int | None = None, timed: bool = False) -> None:
         self.python = StackRelaxation(table, relaxation)
         self.unbury = self.python.unbury
+        self.timed = timed
         #: questions still to ask before the move; -1: never
         self.left = (KERNEL_AFTER if after is None else after) if available() else -1
 
@@ -100,6 +108,9 @@ class Stack:
                 self.left -= 1
             return self.python.clearable(removed, waste, bag, waste_bag, unburied)
         python = self.python
+        if self.timed and not _loaded:
+            self.left = -1
+            return python.clearable(removed, waste, bag, waste_bag, unburied)
         kernel = StackKernel(python.table, python.relaxation, python.effort, python.memo)
         # from now on the search calls the kernel itself
         self.clearable = kernel.clearable  # type: ignore[method-assign]

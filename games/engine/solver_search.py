@@ -153,7 +153,7 @@ class WinSearch:
         self.table = table
         self.budget = budget
         self.relaxation = Relaxation(table, budget.check_time)
-        self.stack = Stack(table, self.relaxation)
+        self.stack = Stack(table, self.relaxation, timed=budget.deadline is not None)
         self.segment = SegmentRelaxation(table, self.relaxation)
         #: the key of a last-pass position leaves out its buried cards (where stock and waste never
         #: pair: elsewhere few cards are ever buried, and looking for them costs more than it saves)

@@ -171,3 +171,22 @@ def test_the_images_warm_up_compiles_the_kernel_into_the_cache_it_is_given(tmp_p
     second = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
     # loaded, not compiled again: nothing in the cache was written anew
     assert second.returncode == 0 and {path: path.stat().st_mtime_ns for path in tmp_path.rglob("*.nb*")} == cached
+
+
+@pytest.mark.usefixtures("kernel_on")
+@pytest.mark.parametrize("loaded", [False, True])
+def test_a_search_with_a_time_limit_moves_to_the_kernel_only_where_it_is_loaded(
+    loaded: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the kernel takes half a second or more, which must not come out of a search's time."""
+    monkeypatch.setattr("games.engine.solver_kernel._loaded", loaded)
+    game = Game.start(deal_from_seed(PRESETS["one-pass"], 74))
+    table, questions = recorded(game, 5_000)
+    stack = Stack(table, Relaxation(table), after=10, timed=True)
+    for question, answer in questions:
+        assert stack.clearable(*question) == answer
+    assert isinstance(getattr(stack.clearable, "__self__", None), StackKernel) == loaded
+    untimed = Stack(table, Relaxation(table), after=10)
+    for question, answer in questions[:20]:
+        assert untimed.clearable(*question) == answer
+    assert isinstance(getattr(untimed.clearable, "__self__", None), StackKernel)
