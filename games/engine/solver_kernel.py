@@ -29,6 +29,9 @@ KERNEL_AFTER = 1000
 LOST, CLEARABLE, GAVE_UP = 0, 1, 2
 #: the kernel has answered a question in this process: its code is loaded
 _loaded = False
+#: the largest deals the kernel takes: the pyramid in a 64-bit mask, the outside cards in a memo key
+#: of four 64-bit words (fifteen values each); every preset fits (double: 45 and 59)
+MOST_PYRAMID, MOST_OUTSIDE = 62, 60
 
 
 def available() -> bool:
@@ -99,8 +102,9 @@ class Stack:
         self.python = StackRelaxation(table, relaxation)
         self.unbury = self.python.unbury
         self.timed = timed
+        fits = table.size <= MOST_PYRAMID and table.rules.stock_size <= MOST_OUTSIDE
         #: questions still to ask before the move; -1: never
-        self.left = (KERNEL_AFTER if after is None else after) if available() else -1
+        self.left = (KERNEL_AFTER if after is None else after) if fits and available() else -1
 
     def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, unburied: bool = False) -> bool:
         if self.left:

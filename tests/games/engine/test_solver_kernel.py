@@ -21,7 +21,8 @@ import pytest
 from games.engine import PRESETS, Game, deal_from_seed
 from games.engine.brute import explore
 from games.engine.solver import Verdict, solve
-from games.engine.solver_kernel import KERNEL_AFTER, Stack, StackKernel, available
+from games.engine.rules import FULL_RANKS, Rules, StockModel
+from games.engine.solver_kernel import KERNEL_AFTER, MOST_OUTSIDE, Stack, StackKernel, available
 from games.engine.solver_position import Table, position_of, table_for
 from games.engine.solver_relax import Relaxation, StackRelaxation
 from games.engine.solver_search import Budget, OutOfBudget, WinSearch
@@ -190,3 +191,14 @@ def test_a_search_with_a_time_limit_moves_to_the_kernel_only_where_it_is_loaded(
     for question, answer in questions[:20]:
         assert untimed.clearable(*question) == answer
     assert isinstance(getattr(untimed.clearable, "__self__", None), StackKernel)
+
+
+@pytest.mark.usefixtures("kernel_on")
+def test_a_deal_too_large_for_the_kernels_words_stays_on_the_pure_python_class() -> None:
+    rules = Rules("three-decks", FULL_RANKS, 3, 7, 13, 1, StockModel.WASTE_ONLY)
+    table = table_for(Game.start(deal_from_seed(rules, 0)))
+    assert rules.stock_size > MOST_OUTSIDE
+    stack = Stack(table, Relaxation(table), after=0)
+    question = (0, (1, 2), 0, (1 << 4) + (1 << 8))
+    assert stack.clearable(*question) == StackRelaxation(table, Relaxation(table)).clearable(*question)
+    assert getattr(stack.clearable, "__self__", None) is stack
