@@ -1,5 +1,5 @@
-"""The stack relaxation (rule 6), compiled where Numba is installed (docs/solver.md, "The
-compiled kernel").
+"""The stack relaxation (rule 6), and with it the final card's count (rule 8), compiled where
+Numba is installed (docs/solver.md, "The compiled kernel").
 
 ``StackKernel`` answers exactly what ``solver_relax.StackRelaxation`` answers, question for question:
 the same moves in the same order, the same memo, the same step cap, so a search asking either makes
@@ -19,7 +19,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import time
+from collections.abc import Callable
 
+from .solver_apex import FinalCard
 from .solver_position import Table
 from .solver_relax import Relaxation, StackRelaxation
 
@@ -98,10 +100,19 @@ class Stack:
     then, where the kernel is available, ``StackKernel`` with the class's memo handed over; for a
     search with a time limit (``timed``), only where the kernel is loaded already."""
 
-    def __init__(self, table: Table, relaxation: Relaxation, after: int | None = None, timed: bool = False) -> None:
+    def __init__(
+        self,
+        table: Table,
+        relaxation: Relaxation,
+        after: int | None = None,
+        timed: bool = False,
+        moved: Callable[[], None] | None = None,
+    ) -> None:
         self.python = StackRelaxation(table, relaxation)
         self.unbury = self.python.unbury
         self.timed = timed
+        #: called once the questions go to the kernel
+        self.moved = moved
         fits = table.size <= MOST_PYRAMID and table.rules.stock_size <= MOST_OUTSIDE
         #: questions still to ask before the move; -1: never
         self.left = (KERNEL_AFTER if after is None else after) if fits and available() else -1
@@ -118,7 +129,18 @@ class Stack:
         kernel = StackKernel(python.table, python.relaxation, python.effort, python.memo)
         # from now on the search calls the kernel itself
         self.clearable = kernel.clearable  # type: ignore[method-assign]
-        return kernel.clearable(removed, waste, bag, waste_bag, unburied)
+        answer = kernel.clearable(removed, waste, bag, waste_bag, unburied)
+        if self.moved is not None:
+            self.moved()
+        return answer
+
+
+def compiled_final_count(final: FinalCard) -> Callable[[int, tuple[int, ...], tuple[int, ...]], int]:
+    """``final.last_pass`` compiled (``solver_numba.FinalCount``): the same answers.  For a search
+    whose stack relaxation has moved to the kernel, which has loaded it."""
+    from .solver_numba import FinalCount
+
+    return FinalCount(final).last_pass
 
 
 def warm() -> float:
@@ -132,8 +154,11 @@ def warm() -> float:
 
     started = time.perf_counter()
     table = table_for(Game.start(deal_from_seed(PRESETS["classic"], 0)))
-    # a memo handed over, and a question
+    # a memo handed over, a question, and the final card's count
     StackKernel(table, Relaxation(table), memo={(0, (2,), 0): False}).clearable(0, (1,), 0, 1 << 4)
+    from .solver_numba import warm_final_count
+
+    warm_final_count()
     return time.perf_counter() - started
 
 

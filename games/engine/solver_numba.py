@@ -1,4 +1,5 @@
-"""The stack relaxation (rule 6) and the bag relaxation (rule 4) it asks, compiled by Numba.
+"""The stack relaxation (rule 6) and the bag relaxation (rule 4) it asks, and the final card's
+count (rule 8), compiled by Numba.
 
 Imported only by ``solver_kernel`` (which see), once a search has use for it: importing Numba and
 loading the compiled code from its cache takes about half a second, compiling it (once per
@@ -13,6 +14,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
+from .solver_apex import FinalCard
 from .solver_kernel import CLEARABLE, GAVE_UP, LOST
 from .solver_position import Table
 
@@ -490,3 +492,80 @@ class Compiled:
                 keys[row, 2 + k // PER_WORD] |= v << 4 * (k % PER_WORD)
             known[row] = CLEARABLE if clearable else LOST
         _remember(self.memo, keys, known)
+
+
+@njit(cache=True)
+def _last_pass(
+    sequence: np.ndarray, drawn_at: int, final: int, king: int, needy: np.ndarray, room: np.ndarray
+) -> int:
+    """``FinalCard.last_pass`` and ``FinalCard._possible``, over ``sequence`` (the waste above its
+    buried cards, then the stock) whose first ``drawn_at`` cards are on the waste."""
+    n = len(sequence)
+    drawn = np.zeros(king + 1, np.int64)
+    for index in range(n):
+        if sequence[index] != final:
+            continue
+        # the values that play before a candidate still in the stock (one bit a value is enough:
+        # ``_possible`` only asks whether a value is among them)
+        before = 0
+        if index >= drawn_at:
+            for k in range(index):
+                if sequence[k] != king:
+                    before |= 1 << 4 * sequence[k]
+        reach = max(index, drawn_at - 1)
+        possible = True
+        for row in range(len(needy)):
+            w, cards = needy[row, 0], needy[row, 1]
+            if before >> 4 * w & 15:
+                continue
+            place, found = index, 0
+            for j in range(index + 1, n):
+                if sequence[j] == w:
+                    found += 1
+                    place = j
+                    if found == cards:
+                        break
+            if found < cards:
+                possible = False
+                break
+            reach = max(reach, place)
+        if possible and reach != index:
+            drawn[:] = 0
+            for j in range(index + 1, reach + 1):
+                u = sequence[j]
+                if u != king:
+                    drawn[u] += 1
+                    if drawn[u] > room[u]:
+                        possible = False
+                        break
+        if possible:
+            return index
+    return -1
+
+
+class FinalCount:
+    """``FinalCard.last_pass`` compiled: the same answers (rule 8)."""
+
+    def __init__(self, final: FinalCard) -> None:
+        self.final = final
+        self.king = final.table.king
+        #: by pyramid: ``FinalCard._pyramid``'s answer as arrays
+        self._arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> int:
+        final = self.final.final
+        if not final:
+            return 0
+        arrays = self._arrays.get(removed)
+        if arrays is None:
+            needy, room = self.final._pyramid(removed)
+            arrays = self._arrays[removed] = (
+                np.array([(w, cards) for w, cards, _ in needy], np.int64).reshape(-1, 2),
+                np.array(room, np.int64),
+            )
+        return int(_last_pass(np.array(live + stock, np.int64), len(live), final, self.king, *arrays))
+
+
+def warm_final_count() -> None:
+    """Load ``_last_pass`` (whatever the apex of the deal at hand)."""
+    _last_pass(np.array([1, 12], np.int64), 1, 12, 13, np.array([[1, 1]], np.int64), np.zeros(14, np.int64))

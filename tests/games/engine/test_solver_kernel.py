@@ -22,7 +22,8 @@ from games.engine import PRESETS, Game, deal_from_seed
 from games.engine.brute import explore
 from games.engine.solver import Verdict, solve
 from games.engine.rules import FULL_RANKS, Rules, StockModel
-from games.engine.solver_kernel import KERNEL_AFTER, MOST_OUTSIDE, Stack, StackKernel, available
+from games.engine.solver_apex import FinalCard
+from games.engine.solver_kernel import KERNEL_AFTER, MOST_OUTSIDE, Stack, StackKernel, available, compiled_final_count
 from games.engine.solver_position import Table, position_of, table_for
 from games.engine.solver_relax import Relaxation, StackRelaxation
 from games.engine.solver_search import Budget, OutOfBudget, WinSearch
@@ -202,3 +203,32 @@ def test_a_deal_too_large_for_the_kernels_words_stays_on_the_pure_python_class()
     question = (0, (1, 2), 0, (1 << 4) + (1 << 8))
     assert stack.clearable(*question) == StackRelaxation(table, Relaxation(table)).clearable(*question)
     assert getattr(stack.clearable, "__self__", None) is stack
+
+
+@pytest.mark.usefixtures("kernel_on")
+@pytest.mark.parametrize("preset", ["egyptian", "double", "forty-open"])
+def test_the_compiled_final_count_answers_as_the_pure_python_one(preset: str) -> None:
+    """Rule 8's count, asked what real searches ask it, compiled and not: the same places."""
+    compared = 0
+    for game in deals(preset, 30):
+        table = table_for(game)
+        search = WinSearch(table, Budget(None, 3_000))
+        asked: list[tuple[int, tuple[int, ...], tuple[int, ...], int]] = []
+        python = search.final.last_pass
+
+        def noted(removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> int:
+            place = python(removed, live, stock)
+            asked.append((removed, live, stock, place))
+            return place
+
+        search.last_pass = noted
+        search.stack.left = -1  # the search stays on pure Python throughout
+        try:
+            search.run(position_of(game))
+        except OutOfBudget:
+            pass
+        compiled = compiled_final_count(FinalCard(table))
+        for removed, live, stock, place in asked:
+            assert compiled(removed, live, stock) == place, f"{preset} {game.deal}: {removed} {live} {stock}"
+        compared += len(asked)
+    assert compared > 100, "the searches should have asked the final card's count"
