@@ -29,9 +29,11 @@ OPEN = -1
 FRAME_KEY, FRAME_WASTE = 3, 9
 #: waste values packed per key word (four bits each), and key words for the longest waste (59 cards)
 PER_WORD, WORDS = 15, 4
-#: the memos' keys: (removed, bag) and (removed, bag, the waste's words)
-BAG_KEY = types.UniTuple(types.int64, 2)  # type: ignore[no-untyped-call]
-STACK_KEY = types.UniTuple(types.int64, 2 + WORDS)  # type: ignore[no-untyped-call]
+#: the memo's keys: (removed, bag, the waste's words) for the stack relaxation, whose waste is never
+#: empty there (values start at 1: the first word is not 0), and (removed, bag, 0, 0, 0, 0) for the
+#: bag relaxation; one dictionary for both, since each one passed to the kernel costs about a
+#: microsecond a call
+KEY = types.UniTuple(types.int64, 2 + WORDS)  # type: ignore[no-untyped-call]
 
 
 @njit(cache=True)
@@ -106,17 +108,17 @@ def _bag_open(tab: np.ndarray, memo: Dict, work: np.ndarray, removed: int, bag: 
     full = tab[SCALARS, FULL]
     if v and removed != full and (_dead(tab, removed, bag, v) or _dead(tab, removed, bag, w)):
         return LOST
-    known: int = memo.get((removed, bag), -1)
+    known: int = memo.get((removed, bag, 0, 0, 0, 0), -1)
     if known >= 0:
         return known
     useful = bag & _useful_nibbles(tab, removed)
     if useful != bag:
-        known = memo.get((removed, useful), -1)
+        known = memo.get((removed, useful, 0, 0, 0, 0), -1)
         if known >= 0:
-            memo[(removed, bag)] = known
+            memo[(removed, bag, 0, 0, 0, 0)] = known
             return known
     if removed == full:
-        memo[(removed, bag)] = memo[(removed, useful)] = CLEARABLE
+        memo[(removed, bag, 0, 0, 0, 0)] = memo[(removed, useful, 0, 0, 0, 0)] = CLEARABLE
         return CLEARABLE
     king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
     free_bits = _free_bits(tab, removed)
@@ -156,7 +158,7 @@ def _bag_open(tab: np.ndarray, memo: Dict, work: np.ndarray, removed: int, bag: 
     if forced:
         count = 1
     if not count:
-        memo[(removed, bag)] = memo[(removed, useful)] = LOST
+        memo[(removed, bag, 0, 0, 0, 0)] = memo[(removed, useful, 0, 0, 0, 0)] = LOST
         return LOST
     frame = work[depth, 0]
     frame[0], frame[1], frame[2], frame[3], frame[4] = removed, bag, useful, count, 0
@@ -176,7 +178,7 @@ def _bag_clearable(tab: np.ndarray, memo: Dict, work: np.ndarray, removed: int, 
         if answer == CLEARABLE or frame[4] == frame[3]:
             # this frame is answered: one move cleared, or none of them did
             known = CLEARABLE if answer == CLEARABLE else LOST
-            memo[(frame[0], frame[1])] = memo[(frame[0], frame[2])] = known
+            memo[(frame[0], frame[1], 0, 0, 0, 0)] = memo[(frame[0], frame[2], 0, 0, 0, 0)] = known
             if depth == 0:
                 return known == CLEARABLE
             depth -= 1
@@ -224,7 +226,6 @@ def _key(removed: int, waste: np.ndarray, bag: int) -> tuple[int, int, int, int,
 @njit(cache=True)
 def _stack_open(
     tab: np.ndarray,
-    bag_memo: Dict,
     memo: Dict,
     frames: np.ndarray,
     options: np.ndarray,
@@ -267,7 +268,7 @@ def _stack_open(
                 m -= dead
             bag &= _useful_nibbles(tab, removed)
     if m == 0:
-        return CLEARABLE if _bag_clearable(tab, bag_memo, bag_work, removed, bag) else LOST
+        return CLEARABLE if _bag_clearable(tab, memo, bag_work, removed, bag) else LOST
     key = _key(removed, waste[:m], bag)
     known: int = memo.get(key, -1)
     if known >= 0:
@@ -276,7 +277,7 @@ def _stack_open(
     tab[SCALARS, STEPS] += 1
     if tab[SCALARS, STEPS] > tab[SCALARS, EFFORT]:
         return GAVE_UP
-    if not _bag_clearable(tab, bag_memo, bag_work, removed, bag + waste_bag):
+    if not _bag_clearable(tab, memo, bag_work, removed, bag + waste_bag):
         memo[key] = LOST
         return LOST
     top = waste[m - 1]
@@ -294,7 +295,7 @@ def _stack_open(
         and not (bag_reach and bag >> 4 * (pair_sum - top) & 15)
     ):
         # the top never leaves, and nothing under it comes back: the bag alone is left
-        known = CLEARABLE if _bag_clearable(tab, bag_memo, bag_work, removed, bag) else LOST
+        known = CLEARABLE if _bag_clearable(tab, memo, bag_work, removed, bag) else LOST
         memo[key] = known
         return known
     else:
@@ -373,7 +374,6 @@ def _stack_open(
 @njit(cache=True)
 def _stack(
     tab: np.ndarray,
-    bag_memo: Dict,
     memo: Dict,
     frames: np.ndarray,
     options: np.ndarray,
@@ -389,7 +389,7 @@ def _stack(
     given up leaves no answer for the frames still open, as the exception does there."""
     tab[SCALARS, STEPS] = 0
     answer = _stack_open(
-        tab, bag_memo, memo, frames, options, bag_work, removed, waste, len(waste), 0, 0, bag, waste_bag, prelude, 0
+        tab, memo, frames, options, bag_work, removed, waste, len(waste), 0, 0, bag, waste_bag, prelude, 0
     )
     if answer != OPEN:
         return answer
@@ -411,7 +411,6 @@ def _stack(
         move = options[depth, k]
         answer = _stack_open(
             tab,
-            bag_memo,
             memo,
             frames,
             options,
@@ -455,8 +454,7 @@ class Compiled:
             tab[BY_VALUE, v] = mask
         tab[SCALARS, : STEPS + 1] = (size, table.full, table.king, table.pair_sum, reach, bag_reach, unbury, effort, 0)
         self.tab = tab
-        self.bag_memo = Dict.empty(BAG_KEY, types.int64)
-        self.memo = Dict.empty(STACK_KEY, types.int64)
+        self.memo = Dict.empty(KEY, types.int64)
         # a question takes a card at each level, so neither search goes deeper than the cards in play
         # (at most 59 outside ones); a stack frame holds at most 63 moves (nine free cards: 36 pairs
         # among them, nine with stock cards, nine with the waste top, three stock cards on waste cards,
@@ -470,7 +468,6 @@ class Compiled:
         """``LOST``, ``CLEARABLE`` or ``GAVE_UP``: ``_stack``'s answer."""
         return _stack(
             self.tab,
-            self.bag_memo,
             self.memo,
             self.frames,
             self.options,
