@@ -10,8 +10,13 @@ a king, before the final card is back on top to take the apex (docs/solver.md, r
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .solver_position import Table
 from .solver_relax import BITS, NIBBLE
+
+if TYPE_CHECKING:
+    from .solver_numba import FinalCount
 
 APEX = 1
 
@@ -26,6 +31,14 @@ class FinalCard:
         self._counted = [0 if v == table.king else 1 << BITS * v for v in range(table.king + 1)].__getitem__
         #: by pyramid: what ``_needs`` answers
         self._needs: dict[int, tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]]] = {}
+        #: the compiled count, once ``compile`` has been asked for
+        self._compiled: FinalCount | None = None
+
+    def compile(self) -> None:
+        """From now on the count is the compiled one (``solver_kernel``): the same answers."""
+        from .solver_kernel import final_count
+
+        self._compiled = final_count(self.table.king)
 
     def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> int:
         """The place in ``live + stock`` of a card that can be the final card of a last-pass win
@@ -37,6 +50,8 @@ class FinalCard:
         final = self.final
         if not final:
             return 0
+        if self._compiled is not None:
+            return self._compiled.last_pass(final, removed, live, stock, self._pyramid(removed))
         needy, room = self._pyramid(removed)
         sequence = live + stock
         drawn_at = len(live)

@@ -20,10 +20,13 @@ import importlib.util
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .solver_apex import FinalCard
 from .solver_position import Table
 from .solver_relax import Relaxation, StackRelaxation
+
+if TYPE_CHECKING:
+    from .solver_numba import FinalCount
 
 #: questions a search asks the pure-Python stack relaxation before it moves to the kernel
 KERNEL_AFTER = 1000
@@ -135,12 +138,11 @@ class Stack:
         return answer
 
 
-def compiled_final_count(final: FinalCard) -> Callable[[int, tuple[int, ...], tuple[int, ...]], int]:
-    """``final.last_pass`` compiled (``solver_numba.FinalCount``): the same answers.  For a search
-    whose stack relaxation has moved to the kernel, which has loaded it."""
+def final_count(king: int) -> FinalCount:
+    """The final card's count compiled (``solver_numba.FinalCount``), for ``FinalCard.compile``."""
     from .solver_numba import FinalCount
 
-    return FinalCount(final).last_pass
+    return FinalCount(king)
 
 
 def warm() -> float:

@@ -14,7 +14,6 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from .solver_apex import FinalCard
 from .solver_kernel import CLEARABLE, GAVE_UP, LOST
 from .solver_position import Table
 
@@ -542,21 +541,25 @@ def _last_pass(
 
 
 class FinalCount:
-    """``FinalCard.last_pass`` compiled: the same answers (rule 8)."""
+    """``FinalCard.last_pass`` compiled: the same answers (rule 8).  ``FinalCard`` asks it with
+    its own reading of the pyramid, which is kept here as arrays."""
 
-    def __init__(self, final: FinalCard) -> None:
-        self.final = final
-        self.king = final.table.king
+    def __init__(self, king: int) -> None:
+        self.king = king
         #: by pyramid: ``FinalCard._pyramid``'s answer as arrays
         self._arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
-    def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> int:
-        final = self.final.final
-        if not final:
-            return 0
+    def last_pass(
+        self,
+        final: int,
+        removed: int,
+        live: tuple[int, ...],
+        stock: tuple[int, ...],
+        pyramid: tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]],
+    ) -> int:
         arrays = self._arrays.get(removed)
         if arrays is None:
-            needy, room = self.final._pyramid(removed)
+            needy, room = pyramid
             arrays = self._arrays[removed] = (
                 np.array([(w, cards) for w, cards, _ in needy], np.int64).reshape(-1, 2),
                 np.array(room, np.int64),

@@ -31,7 +31,7 @@ from .solver_position import (
 )
 from .solver_apex import FinalCard
 from .solver_beam import Beam
-from .solver_kernel import Stack, compiled_final_count
+from .solver_kernel import Stack
 from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
 
 
@@ -153,7 +153,7 @@ class WinSearch:
         self.table = table
         self.budget = budget
         self.relaxation = Relaxation(table, budget.check_time)
-        self.stack = Stack(table, self.relaxation, timed=budget.deadline is not None, moved=self._compiled)
+        self.stack = Stack(table, self.relaxation, timed=budget.deadline is not None)
         self.segment = SegmentRelaxation(table, self.relaxation)
         #: the key of a last-pass position leaves out its buried cards (where stock and waste never
         #: pair: elsewhere few cards are ever buried, and looking for them costs more than it saves)
@@ -164,8 +164,11 @@ class WinSearch:
         self.final = FinalCard(table)
         #: the last pass's final card (rule 8): where only the waste top plays, and the apex is no king
         self.final_card = self.segmented and not table.stock_top and bool(self.final.final)
-        #: its count: ``FinalCard.last_pass``, or the same compiled once the stack relaxation is
-        self.last_pass: Callable[[int, tuple[int, ...], tuple[int, ...]], int] = self.final.last_pass
+        if self.final_card:
+            # its count moves to the kernel with the stack relaxation (a callback on the count, not on
+            # the search: a cycle through the search would keep the kernel's memory until the
+            # collector ran, which the kernel's allocations do not prompt)
+            self.stack.moved = self.final.compile
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
         self.seen: set[Position] = set()
@@ -230,11 +233,6 @@ class WinSearch:
                         return line
                 self.shuffle = random.Random(runs)
                 share = int(share * self.RESTART_GROWTH)
-
-    def _compiled(self) -> None:
-        """The stack relaxation has moved to the compiled kernel: so does the final card's count."""
-        if self.final_card:
-            self.last_pass = compiled_final_count(self.final)
 
     def _key(self, position: Position) -> tuple[tuple[int, tuple[int, ...], int], int]:
         removed, stock, waste, drawn, recycles, house = position
@@ -388,7 +386,7 @@ class WinSearch:
                 if self.final_card and (dead != final_dead or final_place < len(waste) - dead):
                     # a count, cheaper than the relaxations below; a final card found in the stock
                     # stays one while it is there and no more cards are buried
-                    final_place = self.last_pass(removed, waste[dead:], stock)
+                    final_place = self.final.last_pass(removed, waste[dead:], stock)
                     if final_place < 0:
                         return False
                     final_dead = dead
