@@ -35,10 +35,11 @@ class FinalCard:
         self._compiled: FinalCount | None = None
 
     def compile(self) -> None:
-        """From now on the count is the compiled one (``solver_kernel``): the same answers."""
-        from .solver_kernel import final_count
+        """From now on the count is the compiled one (``solver_numba``, where Numba is installed:
+        ``solver_kernel``): the same answers."""
+        from .solver_numba import FinalCount
 
-        self._compiled = final_count(self.table.king)
+        self._compiled = FinalCount(self.table.king)
 
     def last_pass(self, removed: int, live: tuple[int, ...], stock: tuple[int, ...]) -> int:
         """The place in ``live + stock`` of a card that can be the final card of a last-pass win

@@ -20,19 +20,15 @@ import importlib.util
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from .solver_position import Table
 from .solver_relax import Relaxation, StackRelaxation
-
-if TYPE_CHECKING:
-    from .solver_numba import FinalCount
 
 #: questions a search asks the pure-Python stack relaxation before it moves to the kernel
 KERNEL_AFTER = 1000
 #: the kernel's answers: lost, clearable, given up (more than ``effort`` steps)
 LOST, CLEARABLE, GAVE_UP = 0, 1, 2
-#: the kernel has answered a question in this process: its code is loaded
+#: the kernel's code is loaded in this process (``warm``, or a search has moved to it)
 _loaded = False
 #: the largest deals the kernel takes: the pyramid in a 64-bit mask, the outside cards in a memo key
 #: of four 64-bit words (fifteen values each); every preset fits (double: 45 and 59)
@@ -47,30 +43,20 @@ def available() -> bool:
 
 
 class StackKernel:
-    """``StackRelaxation``'s interface and answers, its search compiled (``solver_numba``)."""
+    """``StackRelaxation``'s answers, its search compiled (``solver_numba``): made from the
+    pure-Python class, whose settings it takes and whose memo it starts from."""
 
-    def __init__(
-        self,
-        table: Table,
-        relaxation: Relaxation,
-        effort: int = 2000,
-        memo: dict[tuple[int, tuple[int, ...], int], bool] | None = None,
-    ) -> None:
+    def __init__(self, python: StackRelaxation) -> None:
         from .solver_numba import Compiled
 
-        self.table = table
-        self.relaxation = relaxation
-        self.effort = effort
-        self.reach = table.reach
-        self.bag_reach = max(table.reach - 1, 1 if table.stock_waste_pairs else 0)
-        self.unbury = self.reach == 1 and not self.bag_reach
-        self.compiled = Compiled(table, self.reach, self.bag_reach, self.unbury, effort)
+        self.table = python.table
+        self.relaxation = python.relaxation
+        self.unbury = python.unbury
+        self.compiled = Compiled(python.table, python.reach, python.bag_reach, python.unbury, python.effort)
+        self.compiled.remember(python.memo)
         #: the answers known on this side, so that asking again does not cross into the kernel (a
-        #: call costs a few microseconds); every one of them is in the kernel's memo too
-        self.memo: dict[tuple[int, tuple[int, ...], int], bool] = {}
-        if memo:
-            self.compiled.remember(memo)
-            self.memo.update(memo)
+        #: call costs a microsecond or two); every one of them is in the kernel's memo too
+        self.memo = dict(python.memo)
 
     def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, unburied: bool = False) -> bool:
         """``StackRelaxation.clearable``."""
@@ -89,8 +75,6 @@ class StackKernel:
             if known is not None:
                 return known
         answer = self.compiled.ask(removed, waste, bag, waste_bag, prelude)
-        global _loaded
-        _loaded = True
         if answer == GAVE_UP:
             return True
         if not prelude:
@@ -103,46 +87,35 @@ class Stack:
     then, where the kernel is available, ``StackKernel`` with the class's memo handed over; for a
     search with a time limit (``timed``), only where the kernel is loaded already."""
 
-    def __init__(
-        self,
-        table: Table,
-        relaxation: Relaxation,
-        after: int | None = None,
-        timed: bool = False,
-        moved: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, table: Table, relaxation: Relaxation, after: int | None = None, timed: bool = False) -> None:
         self.python = StackRelaxation(table, relaxation)
         self.unbury = self.python.unbury
         self.timed = timed
         #: called once the questions go to the kernel
-        self.moved = moved
+        self.moved: Callable[[], None] | None = None
         fits = table.size <= MOST_PYRAMID and table.rules.stock_size <= MOST_OUTSIDE
-        #: questions still to ask before the move; -1: never
-        self.left = (KERNEL_AFTER if after is None else after) if fits and available() else -1
+        #: questions still to ask before the move; None: never
+        self.left = (KERNEL_AFTER if after is None else after) if fits and available() else None
 
     def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, unburied: bool = False) -> bool:
-        if self.left:
-            if self.left > 0:
-                self.left -= 1
-            return self.python.clearable(removed, waste, bag, waste_bag, unburied)
-        python = self.python
-        if self.timed and not _loaded:
-            self.left = -1
-            return python.clearable(removed, waste, bag, waste_bag, unburied)
-        kernel = StackKernel(python.table, python.relaxation, python.effort, python.memo)
+        if self.left is not None and self.left > 0:
+            self.left -= 1
+        elif self.left is not None and (_loaded or not self.timed):
+            return self._move().clearable(removed, waste, bag, waste_bag, unburied)
+        else:
+            # never, or not in this search: loading the kernel would come out of its time
+            self.left = None
+        return self.python.clearable(removed, waste, bag, waste_bag, unburied)
+
+    def _move(self) -> StackKernel:
+        global _loaded
+        kernel = StackKernel(self.python)
         # from now on the search calls the kernel itself
         self.clearable = kernel.clearable  # type: ignore[method-assign]
-        answer = kernel.clearable(removed, waste, bag, waste_bag, unburied)
+        _loaded = True
         if self.moved is not None:
             self.moved()
-        return answer
-
-
-def final_count(king: int) -> FinalCount:
-    """The final card's count compiled (``solver_numba.FinalCount``), for ``FinalCard.compile``."""
-    from .solver_numba import FinalCount
-
-    return FinalCount(king)
+        return kernel
 
 
 def warm() -> float:
@@ -157,10 +130,14 @@ def warm() -> float:
     started = time.perf_counter()
     table = table_for(Game.start(deal_from_seed(PRESETS["classic"], 0)))
     # a memo handed over, a question, and the final card's count
-    StackKernel(table, Relaxation(table), memo={(0, (2,), 0): False}).clearable(0, (1,), 0, 1 << 4)
+    python = StackRelaxation(table, Relaxation(table))
+    python.memo[0, (2,), 0] = False
+    StackKernel(python).clearable(0, (1,), 0, 1 << 4)
     from .solver_numba import warm_final_count
 
     warm_final_count()
+    global _loaded
+    _loaded = True
     return time.perf_counter() - started
 
 

@@ -226,25 +226,21 @@ def _key(removed: int, waste: np.ndarray, bag: int) -> tuple[int, int, int, int,
 def _stack_open(
     tab: np.ndarray,
     memo: Dict,
-    frames: np.ndarray,
-    options: np.ndarray,
-    bag_work: np.ndarray,
-    removed: int,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray],
+    move: np.ndarray,
     source: np.ndarray | bytes,
     n: int,
-    d: int,
-    e: int,
-    bag: int,
-    waste_bag: int,
     prelude: bool,
     depth: int,
 ) -> int:
-    """Ask the stack relaxation of (``removed``, the waste ``source[:n]`` without the cards at
-    depths ``d`` and ``e`` from its top (1: the top, 0: none), ``bag``, ``waste_bag``):
-    ``StackRelaxation._clearable`` (``prelude``) or ``_known``, and ``_search`` up to its moves.
-    Its answer if known at once, else ``OPEN`` with its frame at ``frames[depth]`` (the waste's
-    length, its moves, the moves tried, the memo key, the waste) and its moves at
-    ``options[depth]`` (removed, bag, waste bag, the depths taken off the waste)."""
+    """Ask the stack relaxation of the position ``move`` leads to: (removed, bag, waste bag, and the
+    depths ``d`` and ``e`` from the top of the waste ``source[:n]`` of the cards it takes, 1 the top
+    and 0 none): ``StackRelaxation._clearable`` (``prelude``) or ``_known``, and ``_search`` up to
+    its moves.  Its answer if known at once, else ``OPEN`` with its frame at ``frames[depth]`` (the
+    waste's length, its moves, the moves tried, the memo key, the waste) and its moves, in the same
+    form as ``move``, at ``options[depth]``; ``work`` is (frames, options, the bag relaxation's)."""
+    frames, options, bag_work = work
+    removed, bag, waste_bag, d, e = move[0], move[1], move[2], move[3], move[4]
     full, king, pair_sum = tab[SCALARS, FULL], tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
     reach, bag_reach = tab[SCALARS, REACH], tab[SCALARS, BAG_REACH]
     waste = frames[depth, FRAME_WASTE:]
@@ -377,19 +373,18 @@ def _stack(
     frames: np.ndarray,
     options: np.ndarray,
     bag_work: np.ndarray,
-    removed: int,
+    question: np.ndarray,
     waste: bytes,
-    bag: int,
-    waste_bag: int,
     prelude: bool,
 ) -> int:
-    """``StackRelaxation``'s question: a depth-first search over the frames (Numba does not
-    cache recursive functions), each frame's moves tried in turn until one clears.  A question
-    given up leaves no answer for the frames still open, as the exception does there."""
+    """``StackRelaxation``'s question (``question``: removed, bag, waste bag, 0, 0): a depth-first
+    search over the frames (Numba does not cache recursive functions), each frame's moves tried in
+    turn until one clears.  A question given up leaves no answer for the frames still open, as the
+    exception does there.  (The arrays come apart: a tuple of them costs tens of microseconds to
+    pass in from Python, nothing between compiled functions.)"""
+    work = (frames, options, bag_work)
     tab[SCALARS, STEPS] = 0
-    answer = _stack_open(
-        tab, memo, frames, options, bag_work, removed, waste, len(waste), 0, 0, bag, waste_bag, prelude, 0
-    )
+    answer = _stack_open(tab, memo, work, question, waste, len(waste), prelude, 0)
     if answer != OPEN:
         return answer
     depth = 0
@@ -407,22 +402,8 @@ def _stack(
             continue
         k = frames[depth, 2]
         frames[depth, 2] = k + 1
-        move = options[depth, k]
         answer = _stack_open(
-            tab,
-            memo,
-            frames,
-            options,
-            bag_work,
-            move[0],
-            frames[depth, FRAME_WASTE:],
-            frames[depth, 0],
-            move[3],
-            move[4],
-            move[1],
-            move[2],
-            True,
-            depth + 1,
+            tab, memo, work, options[depth, k], frames[depth, FRAME_WASTE:], frames[depth, 0], True, depth + 1
         )
         if answer == LOST:
             answer = OPEN
@@ -462,22 +443,15 @@ class Compiled:
         self.frames = np.zeros((depth, FRAME_WASTE + WIDTH), np.int64)
         self.options = np.zeros((depth, 2 * WIDTH, 5), np.int64)
         self.bag_work = np.zeros((size + 2, WIDTH + 1, 5), np.int64)
+        #: the question asked, as a move from it: (removed, bag, waste bag, 0, 0)
+        self.question = np.zeros(5, np.int64)
 
     def ask(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, prelude: bool) -> int:
         """``LOST``, ``CLEARABLE`` or ``GAVE_UP``: ``_stack``'s answer."""
-        return _stack(
-            self.tab,
-            self.memo,
-            self.frames,
-            self.options,
-            self.bag_work,
-            removed,
-            # (as bytes, which the kernel reads in place: a third of the cost of a new array)
-            bytes(waste),
-            bag,
-            waste_bag,
-            prelude,
-        )
+        question = self.question
+        question[0], question[1], question[2] = removed, bag, waste_bag
+        # (the waste as bytes, which the kernel reads in place: a third of the cost of a new array)
+        return _stack(self.tab, self.memo, self.frames, self.options, self.bag_work, question, bytes(waste), prelude)
 
     def remember(self, answers: dict[tuple[int, tuple[int, ...], int], bool]) -> None:
         """Enter the answers of the pure-Python class's memo (the same questions, the same answers)."""

@@ -85,7 +85,7 @@ def test_the_kernel_answers_each_question_as_the_pure_python_class_does(preset: 
     asked = 0
     for game in deals(preset, 40):
         table, questions = recorded(game, 3_000, effort)
-        kernel = StackKernel(table, Relaxation(table), effort)
+        kernel = StackKernel(StackRelaxation(table, Relaxation(table), effort))
         for question, answer in questions:
             assert kernel.clearable(*question) == answer, f"{preset} {game.deal}: {question}"
         asked += len(questions)
@@ -223,7 +223,7 @@ def test_the_compiled_final_count_answers_as_the_pure_python_one(preset: str) ->
             return place
 
         search.final.last_pass = noted  # type: ignore[method-assign]
-        search.stack.left = -1  # the search stays on pure Python throughout
+        search.stack.left = None  # the search stays on pure Python throughout
         try:
             search.run(position_of(game))
         except OutOfBudget:
