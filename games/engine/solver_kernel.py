@@ -26,8 +26,12 @@ from .solver_relax import Relaxation, StackRelaxation
 
 #: questions a search asks the pure-Python stack relaxation before it moves to the kernel
 KERNEL_AFTER = 1000
-#: the kernel's answers: lost, clearable, given up (more than ``effort`` steps)
-LOST, CLEARABLE, GAVE_UP = 0, 1, 2
+#: the kernel's answers: lost, clearable, given up (more than ``effort`` steps or the stops allowed),
+#: and a last-pass search's win
+LOST, CLEARABLE, GAVE_UP, WON = 0, 1, 2, 3
+#: where only the waste top plays, the last pass's whole search moves to the kernel with the stack
+#: relaxation (``solver_numba.LastPass``)
+LAST_PASS = True
 #: the kernel's code is loaded in this process (``warm``, or a search has moved to it)
 _loaded = False
 #: the largest deals the kernel takes: the pyramid in a 64-bit mask, the outside cards in a memo key
@@ -91,8 +95,8 @@ class Stack:
         self.python = StackRelaxation(table, relaxation)
         self.unbury = self.python.unbury
         self.timed = timed
-        #: called once the questions go to the kernel
-        self.moved: Callable[[], None] | None = None
+        #: called with the kernel once the questions go to it
+        self.moved: Callable[[StackKernel], None] | None = None
         fits = table.size <= MOST_PYRAMID and table.rules.stock_size <= MOST_OUTSIDE
         #: questions still to ask before the move; None: never
         self.left = (KERNEL_AFTER if after is None else after) if fits and available() else None
@@ -114,7 +118,7 @@ class Stack:
         self.clearable = kernel.clearable  # type: ignore[method-assign]
         _loaded = True
         if self.moved is not None:
-            self.moved()
+            self.moved(kernel)
         return kernel
 
 
@@ -129,13 +133,16 @@ def warm() -> float:
 
     started = time.perf_counter()
     table = table_for(Game.start(deal_from_seed(PRESETS["classic"], 0)))
-    # a memo handed over, a question, and the final card's count
+    # a memo handed over, a question, the final card's count and the last pass's search (Numba
+    # compiles a function with everything it calls)
     python = StackRelaxation(table, Relaxation(table))
     python.memo[0, (2,), 0] = False
-    StackKernel(python).clearable(0, (1,), 0, 1 << 4)
-    from .solver_numba import warm_final_count
+    kernel = StackKernel(python)
+    kernel.clearable(0, (1,), 0, 1 << 4)
+    from .solver_numba import LastPass, warm_final_count
 
     warm_final_count()
+    LastPass(kernel.compiled, 1).search(0, bytes((1, 12)), 1, 0, 1)
     global _loaded
     _loaded = True
     return time.perf_counter() - started

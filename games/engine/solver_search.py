@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from .solver_position import (
     DRAW_KIND,
@@ -31,9 +32,12 @@ from .solver_position import (
 )
 from .solver_apex import FinalCard
 from .solver_beam import Beam
-from .solver_kernel import Stack
+from . import solver_kernel
+from .solver_kernel import LOST, WON, Stack, StackKernel
 from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
 
+if TYPE_CHECKING:
+    from .solver_numba import LastPass
 
 #: in a table key, the waste card that can never leave in the last pass, with every card under it
 WALL = -2
@@ -136,6 +140,27 @@ def fellows_at_stake(table: Table, removed: int, a: int, b: int) -> bool:
     return any(place >= 0 and (by_value[values[place]] & present).bit_count() >= 3 for place in (a, b))
 
 
+class Compiled:
+    """What a search moves to the kernel once its stack relaxation does (``Stack.moved``): the final
+    card's count, and where only the waste top plays, the last pass's whole search (``last``).  A
+    callback on this, not on the search: a cycle through the search would keep the kernel's memory
+    until the collector ran, which the kernel's allocations do not prompt."""
+
+    def __init__(self, final: FinalCard | None, last_pass: bool, final_value: int) -> None:
+        self.final = final
+        self.last_pass = last_pass
+        self.final_value = final_value
+        self.last: LastPass | None = None
+
+    def __call__(self, kernel: StackKernel) -> None:
+        if self.final is not None:
+            self.final.compile()
+        if self.last_pass and solver_kernel.LAST_PASS:
+            from .solver_numba import LastPass
+
+            self.last = LastPass(kernel.compiled, self.final_value)
+
+
 class WinSearch:
     """One depth-first search over *stretches*: a position together with every position its draws
     and recycles lead to.
@@ -164,11 +189,14 @@ class WinSearch:
         self.final = FinalCard(table)
         #: the last pass's final card (rule 8): where only the waste top plays, and the apex is no king
         self.final_card = self.segmented and not table.stock_top and bool(self.final.final)
-        if self.final_card:
-            # its count moves to the kernel with the stack relaxation (a callback on the count, not on
-            # the search: a cycle through the search would keep the kernel's memory until the
-            # collector ran, which the kernel's allocations do not prompt)
-            self.stack.moved = self.final.compile
+        #: what moves to the kernel with the stack relaxation: the final card's count, and where only
+        #: the waste top plays, the last pass's whole search (``compiled.last``)
+        self.compiled = Compiled(
+            self.final if self.final_card else None,
+            self.segmented and not table.stock_top,
+            self.final.final if self.final_card else 0,
+        )
+        self.stack.moved = self.compiled
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
         self.seen: set[Position] = set()
@@ -194,6 +222,8 @@ class WinSearch:
     #: the width of the beam after the first run; it doubles after each run, as the runs' shares do,
     #: up to ``BEAM_MOST_WIDTH`` (its table of positions grows with it)
     BEAM_FIRST_WIDTH = 16
+    #: stops the compiled last pass makes between two looks at the clock, at first
+    COMPILED_CHUNK = 4096
     BEAM_MOST_WIDTH = 2048
 
     def run(self, start: Position) -> list[SolverMove] | None:
@@ -318,6 +348,8 @@ class WinSearch:
             self.visited[key] = code
             entered = []
         try:
+            if self.compiled.last is not None and position[4] == table.recycles:
+                return self._compiled_walk(position, bag)
             return self._walk(position, bag, covered, entered, code, offset)
         except (_Restart, OutOfBudget):
             # this stretch was not searched to the end: it refutes nothing, so it leaves no trace
@@ -481,6 +513,38 @@ class WinSearch:
                     # the same stop of an earlier pass of this stretch tried every move there is here
                     return False
             steps.append(step)
+
+    def _compiled_walk(self, position: Position, bag: int) -> bool:
+        """``_walk`` of a last-pass position, and the whole search under it, in the kernel
+        (``solver_numba.LastPass``): the same stops, tests and moves, in the order of the first run.
+        The kernel cannot read the clock, so a search with a time limit gives it
+        ``COMPILED_CHUNK`` stops at a time (more each time), and looks at the clock in between."""
+        last = self.compiled.last
+        assert last is not None
+        budget = self.budget
+        node_limit, run_end, deadline = budget.node_limit, self.run_end, budget.deadline
+        outside = bytes(position[2] + position[1])
+        chunk = self.COMPILED_CHUNK
+        while True:
+            limit = chunk if deadline is not None else 1 << 62
+            for end in (node_limit, run_end):
+                if end is not None:
+                    limit = min(limit, end - budget.nodes)
+            answer, stops, line = last.search(position[0], outside, len(position[2]), bag, limit)
+            budget.nodes += stops
+            if answer == WON:
+                self.line.extend(reversed(line))
+                return True
+            if answer == LOST:
+                return False
+            if node_limit is not None and budget.nodes > node_limit:
+                raise OutOfBudget
+            if deadline is not None and budget.clock() > deadline:
+                raise OutOfBudget
+            if run_end is not None and budget.nodes > run_end:
+                raise _Restart
+            # the stretches it searched to the end stay in its memo: the next call starts further on
+            chunk *= 2
 
     def stack_clearable(self, position: Position, stock_bag: int, waste_bag: int) -> bool:
         """The stack relaxation of a last-pass position (``stock_bag``, ``waste_bag``: its stock's

@@ -14,25 +14,30 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from games.engine import PRESETS, Game, deal_from_seed
 from games.engine.brute import explore
+from games.engine.game import Outcome
 from games.engine.solver import Verdict, solve
 from games.engine.rules import FULL_RANKS, Rules, StockModel
 from games.engine.solver_apex import FinalCard
-from games.engine.solver_kernel import KERNEL_AFTER, MOST_OUTSIDE, Stack, StackKernel, available
-from games.engine.solver_position import Table, position_of, table_for
+from games.engine.solver_kernel import KERNEL_AFTER, MOST_OUTSIDE, WON, Stack, StackKernel, available
+from games.engine.solver_position import Position, SolverMove, Table, position_of, table_for
 from games.engine.solver_relax import Relaxation, StackRelaxation
-from games.engine.solver_search import Budget, OutOfBudget, WinSearch
+from games.engine.solver_search import Budget, OutOfBudget, WinSearch, deep_recursion
 
 from .builders import random_games
 from .test_solver_brute import VARIANTS
 
 pytest.importorskip("numba")
+
+if TYPE_CHECKING:
+    from games.engine.solver_numba import LastPass
 
 Question = tuple[int, tuple[int, ...], int, int, bool]
 
@@ -108,6 +113,9 @@ def test_the_kernel_answers_each_question_as_the_pure_python_class_does(preset: 
 def test_a_search_on_the_kernel_makes_the_stops_of_a_pure_python_one(
     preset: str, seeds: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The stack relaxation and the final count compiled (the last pass's own search stays in
+    Python: ``test_the_compiled_last_pass_...`` below)."""
+    monkeypatch.setattr("games.engine.solver_kernel.LAST_PASS", False)
     for seed in seeds:
         game = Game.start(deal_from_seed(PRESETS[preset], seed))
         monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
@@ -253,3 +261,147 @@ def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(preset: str, s
         gc.enable()
     assert solution.verdict is not Verdict.UNKNOWN
     assert left == 0, f"{left} objects in cycles"
+
+
+# ------------------------------------------------------------------ the last pass's own search, compiled
+
+LAST_PASS_PRESETS = ["egyptian", "forty-open", "double"]
+
+
+def last_pass_questions(game: Game, node_limit: int) -> tuple[Table, list[tuple[Position, int]]]:
+    """The last-pass positions (with their bags) a pure-Python search of ``game`` enters, in order."""
+    table = table_for(game)
+    search = WinSearch(table, Budget(None, node_limit))
+    search.stack.left = None  # pure Python throughout
+    entered: list[tuple[Position, int]] = []
+    python = search._search
+
+    def noted(position: Position, bag: int) -> bool:
+        if position[4] == table.recycles:
+            entered.append((position, bag))
+        return python(position, bag)
+
+    search._search = noted  # type: ignore[method-assign]
+    try:
+        search.run(position_of(game))
+    except OutOfBudget:
+        pass
+    return table, entered
+
+
+def fresh_last_pass(table: Table) -> LastPass:
+    from games.engine.solver_numba import LastPass
+
+    search = WinSearch(table, Budget(None, None))
+    final = search.final.final if search.final_card else 0
+    return LastPass(StackKernel(StackRelaxation(table, Relaxation(table))).compiled, final)
+
+
+def python_stretch(table: Table, position: Position, bag: int) -> tuple[bool, int, list[SolverMove]]:
+    """A fresh pure-Python search of the stretch from ``position``: won, stops, line."""
+    search = WinSearch(table, Budget(None, None))
+    search.stack.left = None
+    with deep_recursion():
+        won = search._search(position, bag)
+    return won, search.budget.nodes, list(reversed(search.line)) if won else []
+
+
+@pytest.mark.usefixtures("kernel_on")
+@pytest.mark.parametrize(
+    ("preset", "seeds", "node_limit", "sample", "long_ones"),
+    [
+        ("egyptian", range(40), 3_000, 12, 1),
+        ("forty-open", range(40), 3_000, 12, 1),
+        ("double", range(25), 3_000, 12, 0),
+        # the slowest deals, whose stretches run long
+        ("egyptian", [872, 1134, 91, 537], 40_000, 40, 5),
+        ("double", [195, 148], 40_000, 40, 3),
+    ],
+)
+def test_the_compiled_last_pass_makes_the_stops_of_a_fresh_pure_python_search(
+    preset: str, seeds: Iterable[int], node_limit: int, sample: int, long_ones: int
+) -> None:
+    """Last-pass positions that real searches enter, each searched afresh both ways: the same
+    verdict, the same stops, the same line.  (Within a solve the two part: the kernel's memo holds
+    only last-pass stretches, and a shuffled run shuffles only Python's stops.)"""
+    compared = long = 0
+    for seed in seeds:
+        game = Game.start(deal_from_seed(PRESETS[preset], seed))
+        table, entered = last_pass_questions(game, node_limit)
+        for position, bag in random.Random(seed).sample(entered, min(sample, len(entered))):
+            won, stops, line = python_stretch(table, position, bag)
+            answer, kernel_stops, kernel_line = fresh_last_pass(table).search(
+                position[0], bytes(position[2] + position[1]), len(position[2]), bag, 1 << 62
+            )
+            assert (answer == WON, kernel_stops, kernel_line) == (won, stops, line), f"{preset} seed {seed}: {position}"
+            compared += 1
+            long += stops > 50
+    assert compared >= 30 and long >= long_ones, f"{compared} last-pass positions compared, {long} of them over 50 stops"
+
+
+@pytest.mark.usefixtures("kernel_on")
+@pytest.mark.parametrize("preset", LAST_PASS_PRESETS)
+def test_with_the_last_pass_compiled_every_verdict_stays_and_every_line_wins(
+    preset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for game in deals(preset, 60):
+        monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
+        python = solve(game, node_limit=200_000)
+        monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "numba")
+        monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 0)
+        compiled = solve(game, node_limit=200_000)
+        assert compiled.verdict is python.verdict is not Verdict.UNKNOWN, game.deal
+        if compiled.verdict is Verdict.WINNABLE:
+            assert Game.replay(game.deal, compiled.line).outcome is Outcome.WON
+
+
+@pytest.mark.usefixtures("kernel_on")
+@pytest.mark.parametrize("name", [name for name, rules in VARIANTS.items() if rules.stock_model is StockModel.WASTE_ONLY])
+def test_the_compiled_last_pass_cut_short_and_restarted_agrees_with_brute_force(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs of two stops (so the kernel gives up in the middle of its stretches, again and again)
+    and the kernel from the first question: a given-up search must leave only finished stretches
+    in the memo."""
+    monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 0)
+    monkeypatch.setattr(WinSearch, "FIRST_RUN_NODES", 2)
+    rules = VARIANTS[name]
+    rng = random.Random(f"last pass {name}")
+    for game in random_games(rules, rng, 40, midgame_share=0.3, most_moves=12):
+        solution = solve(game)
+        assert (solution.verdict is Verdict.WINNABLE) == explore(game).winnable, f"{game.deal} after {game.moves}"
+        if solution.verdict is Verdict.WINNABLE:
+            assert Game.replay(game.deal, game.moves + solution.line).outcome is Outcome.WON
+
+
+@pytest.mark.usefixtures("kernel_on")
+@pytest.mark.parametrize(("preset", "seed"), [("egyptian", 872), ("egyptian", 789), ("double", 195)])
+def test_a_compiled_last_pass_given_a_few_stops_at_a_time_reaches_the_same_verdict(
+    preset: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a time limit the kernel gets ``COMPILED_CHUNK`` stops at a time, twice as many each
+    time; given one stop at first, it still decides, and as the untimed search does."""
+    monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 0)
+    game = Game.start(deal_from_seed(PRESETS[preset], seed))
+    untimed = solve(game)
+    monkeypatch.setattr(WinSearch, "COMPILED_CHUNK", 1)
+    timed = solve(game, time_limit=600)
+    assert timed.verdict is untimed.verdict is not Verdict.UNKNOWN
+    assert solve(game, node_limit=500).verdict is Verdict.UNKNOWN
+    if timed.verdict is Verdict.WINNABLE:
+        assert Game.replay(game.deal, timed.line).outcome is Outcome.WON
+
+
+@pytest.mark.usefixtures("kernel_on")
+def test_the_search_moves_its_last_pass_to_the_kernel_only_where_only_the_waste_top_plays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 0)
+    for preset, compiled in [("egyptian", True), ("double", True), ("forty-open", True), ("classic", False), ("one-pass", False), ("forty-house", False), ("forty", False)]:
+        game = Game.start(deal_from_seed(PRESETS[preset], 3))
+        search = WinSearch(table_for(game), Budget(None, 20_000))
+        try:
+            search.run(position_of(game))
+        except OutOfBudget:
+            pass
+        assert (search.compiled.last is not None) == compiled, preset
