@@ -26,12 +26,15 @@ from .solver_relax import Relaxation, StackRelaxation
 
 #: questions a search asks the pure-Python stack relaxation before it moves to the kernel
 KERNEL_AFTER = 1000
+#: stops a search makes in pure Python before it moves to the kernel, where the whole search moves
+#: (``solver_numba_search``), whether or not it has asked the stack relaxation
+KERNEL_STOPS = 5000
 #: the kernel's answers: lost, clearable, given up (more than ``effort`` steps or the stops allowed),
 #: and a last-pass search's win
 LOST, CLEARABLE, GAVE_UP, WON = 0, 1, 2, 3
-#: where only the waste top plays, the last pass's whole search moves to the kernel with the stack
-#: relaxation (``solver_numba.LastPass``)
-LAST_PASS = True
+#: where the rules let it, the whole search moves to the kernel with the stack relaxation
+#: (``solver_numba_search.KernelSearch``)
+SEARCH = True
 #: the kernel's code is loaded in this process (``warm``, or a search has moved to it)
 _loaded = False
 #: the largest deals the kernel takes: the pyramid in a 64-bit mask, the outside cards in a memo key
@@ -111,8 +114,19 @@ class Stack:
             self.left = None
         return self.python.clearable(removed, waste, bag, waste_bag, unburied)
 
+    def move(self) -> bool:
+        """Move to the kernel now, before the questions are asked (where it may move at all: as
+        ``clearable`` would); whether it did."""
+        if self.left is None or not (_loaded or not self.timed):
+            self.left = None
+            return False
+        self._move()
+        return True
+
     def _move(self) -> StackKernel:
         global _loaded
+        # (once: the questions go to the kernel from now on)
+        self.left = None
         kernel = StackKernel(self.python)
         # from now on the search calls the kernel itself
         self.clearable = kernel.clearable  # type: ignore[method-assign]
@@ -139,10 +153,12 @@ def warm() -> float:
     python.memo[0, (2,), 0] = False
     kernel = StackKernel(python)
     kernel.clearable(0, (1,), 0, 1 << 4)
-    from .solver_numba import LastPass, warm_final_count
+    from .solver_numba import warm_final_count
+    from .solver_numba_search import KernelSearch
 
     warm_final_count()
-    LastPass(kernel.compiled, 1).search(0, bytes((1, 12)), 1, 0, 1)
+    KernelSearch(kernel.compiled, 1, 2, True, True, 24).search(0, bytes((1, 12)), 1, 0, 0, 1)
+    KernelSearch(kernel.compiled, 1, 2, True, True, 24).refuted(0, bytes((1, 12)), 1, 0)
     global _loaded
     _loaded = True
     return time.perf_counter() - started

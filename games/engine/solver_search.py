@@ -37,7 +37,7 @@ from .solver_kernel import LOST, WON, Stack, StackKernel
 from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
 
 if TYPE_CHECKING:
-    from .solver_numba import LastPass
+    from .solver_numba_search import KernelSearch
 
 #: in a table key, the waste card that can never leave in the last pass, with every card under it
 WALL = -2
@@ -142,23 +142,38 @@ def fellows_at_stake(table: Table, removed: int, a: int, b: int) -> bool:
 
 class Compiled:
     """What a search moves to the kernel once its stack relaxation does (``Stack.moved``): the final
-    card's count, and where only the waste top plays, the last pass's whole search (``last``).  A
-    callback on this, not on the search: a cycle through the search would keep the kernel's memory
-    until the collector ran, which the kernel's allocations do not prompt."""
+    card's count, and where nothing looks back and only the tops play, the whole search
+    (``search``, ``solver_numba_search.KernelSearch``).  A callback on this, not on the search: a
+    cycle through the search would keep the kernel's memory until the collector ran, which the
+    kernel's allocations do not prompt."""
 
-    def __init__(self, final: FinalCard | None, last_pass: bool, final_value: int) -> None:
+    def __init__(self, table: Table, final: FinalCard | None, final_value: int) -> None:
         self.final = final
-        self.last_pass = last_pass
         self.final_value = final_value
-        self.last: LastPass | None = None
+        self.table = table
+        #: the run the search is in (0: the first, whose order is not shuffled)
+        self.run = 0
+        self.search: KernelSearch | None = None
+
+    @staticmethod
+    def searches(table: Table) -> bool:
+        """The kernel's search takes these rules: no house rules, no draw-only-when-stuck, no card
+        held in play, and either the stock top plays and pairs with the waste top, or only the
+        waste top plays."""
+        plain = not (table.house or table.stuck_draws or table.drawn_model) and table.reach == 1
+        return plain and table.stock_top == table.stock_waste_pairs
 
     def __call__(self, kernel: StackKernel) -> None:
         if self.final is not None:
             self.final.compile()
-        if self.last_pass and solver_kernel.LAST_PASS:
-            from .solver_numba import LastPass
+        table = self.table
+        if solver_kernel.SEARCH and self.searches(table):
+            from .solver_numba_search import KernelSearch
 
-            self.last = LastPass(kernel.compiled, self.final_value)
+            self.search = KernelSearch(
+                kernel.compiled, self.final_value, table.recycles, table.stock_top, table.stock_waste_pairs, table.rules.stock_size
+            )
+            self.search.shuffle(self.run or None)
 
 
 class WinSearch:
@@ -189,14 +204,12 @@ class WinSearch:
         self.final = FinalCard(table)
         #: the last pass's final card (rule 8): where only the waste top plays, and the apex is no king
         self.final_card = self.segmented and not table.stock_top and bool(self.final.final)
-        #: what moves to the kernel with the stack relaxation: the final card's count, and where only
-        #: the waste top plays, the last pass's whole search (``compiled.last``)
-        self.compiled = Compiled(
-            self.final if self.final_card else None,
-            self.segmented and not table.stock_top,
-            self.final.final if self.final_card else 0,
-        )
+        #: what moves to the kernel with the stack relaxation: the final card's count, and where the
+        #: rules let it, the whole search (``compiled.search``)
+        self.compiled = Compiled(table, self.final if self.final_card else None, self.final.final if self.final_card else 0)
         self.stack.moved = self.compiled
+        #: the stops after which the whole search moves to the kernel, where the rules let it
+        self.kernel_at = solver_kernel.KERNEL_STOPS if Compiled.searches(table) and solver_kernel.SEARCH else 1 << 62
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
         self.seen: set[Position] = set()
@@ -222,7 +235,7 @@ class WinSearch:
     #: the width of the beam after the first run; it doubles after each run, as the runs' shares do,
     #: up to ``BEAM_MOST_WIDTH`` (its table of positions grows with it)
     BEAM_FIRST_WIDTH = 16
-    #: stops the compiled last pass makes between two looks at the clock, at first
+    #: stops the kernel's search makes between two looks at the clock, at first
     COMPILED_CHUNK = 4096
     BEAM_MOST_WIDTH = 2048
 
@@ -262,6 +275,9 @@ class WinSearch:
                     if line is not None:
                         return line
                 self.shuffle = random.Random(runs)
+                self.compiled.run = runs
+                if self.compiled.search is not None:
+                    self.compiled.search.shuffle(runs)
                 share = int(share * self.RESTART_GROWTH)
 
     def _key(self, position: Position) -> tuple[tuple[int, tuple[int, ...], int], int]:
@@ -284,7 +300,10 @@ class WinSearch:
         to the end (between runs the table holds only such refutations) or is being searched."""
         key, code = self._key(position)
         covered = self.visited.get(key)
-        return covered is not None and covered <= code
+        if covered is not None and covered <= code:
+            return True
+        kernel = self.compiled.search
+        return kernel is not None and kernel.refuted(position[0], bytes(position[2] + position[1]), len(position[2]), position[4])
 
     def refute(self, position: Position) -> None:
         """Enter ``position`` in the table as lost (tests)."""
@@ -328,6 +347,9 @@ class WinSearch:
 
     def _search(self, position: Position, bag: int) -> bool:
         table = self.table
+        if self.budget.nodes > self.kernel_at:
+            self.kernel_at = 1 << 62
+            self.stack.move()
         stuck = self.stuck
         covered: int | None = None
         key: tuple[int, tuple[int, ...], int] | None = None
@@ -348,7 +370,7 @@ class WinSearch:
             self.visited[key] = code
             entered = []
         try:
-            if self.compiled.last is not None and position[4] == table.recycles:
+            if self.compiled.search is not None:
                 return self._compiled_walk(position, bag)
             return self._walk(position, bag, covered, entered, code, offset)
         except (_Restart, OutOfBudget):
@@ -515,12 +537,13 @@ class WinSearch:
             steps.append(step)
 
     def _compiled_walk(self, position: Position, bag: int) -> bool:
-        """``_walk`` of a last-pass position, and the whole search under it, in the kernel
-        (``solver_numba.LastPass``): the same stops, tests and moves, in the order of the first run.
-        The kernel cannot read the clock, so a search with a time limit gives it
-        ``COMPILED_CHUNK`` stops at a time (more each time), and looks at the clock in between."""
-        last = self.compiled.last
-        assert last is not None
+        """``_walk`` of ``position``, and the whole search under it, in the kernel
+        (``solver_numba_search.KernelSearch``): the same stops, tests and moves, in the same order in
+        a run that does not shuffle.  The kernel cannot read the clock, so a search with a time limit
+        gives it ``COMPILED_CHUNK`` stops at a time (more each time), and looks at the clock in
+        between."""
+        kernel = self.compiled.search
+        assert kernel is not None
         budget = self.budget
         node_limit, run_end, deadline = budget.node_limit, self.run_end, budget.deadline
         outside = bytes(position[2] + position[1])
@@ -530,7 +553,7 @@ class WinSearch:
             for end in (node_limit, run_end):
                 if end is not None:
                     limit = min(limit, end - budget.nodes)
-            answer, stops, line = last.search(position[0], outside, len(position[2]), bag, limit)
+            answer, stops, line = kernel.search(position[0], outside, len(position[2]), position[4], bag, limit)
             budget.nodes += stops
             if answer == WON:
                 self.line.extend(reversed(line))

@@ -1,0 +1,713 @@
+"""The winnability search itself compiled by Numba (``KernelSearch``): ``WinSearch._search`` of a
+position, every stretch under it included, where nothing looks back at earlier moves and only the
+tops play (the stock top and the waste top with stock-waste pairs, as in classic and one-pass; the
+waste top alone without them, as in egyptian, forty-open and double).
+
+It makes the stops, the tests and the moves of the pure-Python search, in the same order in a run
+that does not shuffle (``solver_search``, docs/solver.md), and asks the compiled relaxations of
+``solver_numba`` (whose table, memo and arrays it shares), with the segment relaxation (rule 7)
+compiled here.  Numba does not cache recursive functions, so it keeps the stretches' frames in
+arrays and walks them in a loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.typed import Dict
+
+from .solver_kernel import CLEARABLE, GAVE_UP, LOST, WON
+from .solver_numba import (
+    BY_VALUE,
+    EFFORT,
+    FULL,
+    KING,
+    MATES,
+    OPEN,
+    PAIR_SUM,
+    PER_WORD,
+    SCALARS,
+    SIZE,
+    VALUES,
+    WIDTH,
+    WORDS,
+    Compiled,
+    _bag_clearable,
+    _buried_alone,
+    _dead,
+    _free_bits,
+    _last_pass,
+    _present_values,
+    _stack,
+    _useful_nibbles,
+)
+
+#: more places in the SCALARS row: the final card's value (rule 8; 0: not asked), the segment
+#: relaxation's steps, the last number given to a tail of segments, the recycles the rules allow,
+#: whether the stock top plays and whether stock and waste pair, whether this run shuffles its
+#: removals, and the state of the generator it shuffles with
+FINAL, SEGMENT_STEPS, TAILS, RECYCLES, STOCK_TOP, PAIRS, SHUFFLE, RANDOM = range(9, 17)
+#: what keeps the keys of the one memo apart: the stack relaxation's hold a packed waste in their
+#: third place (never 0) and words (never negative) after it, the bag relaxation's zeros
+SEGMENT_MARK, TAIL_MARK, STRETCH_MARK = -1, -2, -3
+#: in a stretch's key, the waste's buried cards (``solver_search.WALL``): a nibble no value takes
+WALL_NIBBLE = 15
+#: a stretch's frame: its position (pyramid, outside cards, how many of them lie on the waste,
+#: recycles used, the usable bag), the code its key had in the memo before, its key, its code and
+#: offset, what ``WinSearch._walk`` carries from one stop to the next, its steps and moves, and
+#: from ``SEQ`` on the outside cards' values (the waste bottom first, then the stock)
+(
+    F_REMOVED, F_N, F_P, F_R, F_BAG, F_COVERED, F_KEY, _F_KEY1, _F_KEY2, _F_KEY3, F_START, F_OFF,
+    F_FIRST, F_JUST_DRAWN, F_STOCK_BAG, F_WASTE_BAG, F_LAST_DEAD, F_FINAL_PLACE, F_FINAL_DEAD,
+    F_BURIED_BAG, F_BURIED_DEAD, F_STEPS, F_COUNT, F_NEXT, F_FORCED, F_NEEDY, SEQ,
+) = range(27)
+#: ``solver_position``'s names for the places of a move, and its kinds
+STOCK, WASTE_TOP, NO_CARD = -1, -2, -100
+REMOVE_KIND, DRAW_KIND, RECYCLE_KIND = 0, 1, 2
+
+
+@njit(cache=True)
+def _bits(mask: int) -> int:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _outside_bag(tab: np.ndarray, seq: np.ndarray, lo: int, hi: int) -> int:
+    """``WinSearch.outside_bag`` of ``seq[lo:hi]``: kings left out."""
+    king = tab[SCALARS, KING]
+    bag = 0
+    for k in range(lo, hi):
+        if seq[k] != king:
+            bag += 1 << 4 * seq[k]
+    return bag
+
+
+@njit(cache=True)
+def _any_dead(tab: np.ndarray, removed: int, bag: int) -> bool:
+    present = tab[SCALARS, FULL] & ~removed
+    for v in range(1, tab[SCALARS, KING] + 1):
+        if tab[BY_VALUE, v] & present and _dead(tab, removed, bag, v):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _segments(tab: np.ndarray, removed: int, seq: np.ndarray, lo: int, p: int, n: int, out: np.ndarray) -> int:
+    """``SegmentRelaxation.segments`` of the waste ``seq[lo:p]`` above its buried cards and the stock
+    ``seq[p:n]``: the bags into ``out``, and how many they are."""
+    values = _present_values(tab, removed)
+    king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
+    count = current = 0
+    for k in range(lo, n):
+        v = seq[k]
+        if v == king:
+            continue
+        if values >> pair_sum - v & 1:
+            current += 1 << 4 * v
+        elif k >= p and (current or count == 0):
+            # a wall: the segment so far ends
+            out[count] = current
+            count += 1
+            current = 0
+    if current or count == 0:
+        out[count] = current
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _segment_open(
+    tab: np.ndarray,
+    memo: Dict,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    removed: int,
+    j: int,
+    bag: int,
+    depth: int,
+) -> int:
+    """``SegmentRelaxation._clearable`` of (``removed``, segment ``j`` holding ``bag``), and its
+    ``_search`` up to its moves: the answer if known at once (``GAVE_UP`` past the step cap), else
+    ``OPEN`` with the frame at ``frames[depth]`` (removed, j, bag, moves, moves tried) and its moves
+    (removed, j, bag) at ``options[depth]``; ``work`` is (frames, options, the bag relaxation's,
+    the segments' bags, the numbers of their tails, the sums of their tails)."""
+    frames, options, bag_work, segments, tails, rests = work
+    full = tab[SCALARS, FULL]
+    if removed == full:
+        return CLEARABLE
+    key = (removed, bag, 0, tails[j], SEGMENT_MARK, 0)
+    known: int = memo.get(key, -1)
+    if known >= 0:
+        return known
+    tab[SCALARS, SEGMENT_STEPS] += 1
+    if tab[SCALARS, SEGMENT_STEPS] > tab[SCALARS, EFFORT]:
+        return GAVE_UP
+    rest = rests[j]
+    if not _bag_clearable(tab, memo, bag_work, removed, bag + rest):
+        memo[key] = LOST
+        return LOST
+    king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
+    free_bits = _free_bits(tab, removed)
+    present = full & ~removed
+    mine = options[depth]
+    count = 0
+    forced = False
+    for i in range(tab[SCALARS, SIZE]):
+        if not free_bits >> i & 1:
+            continue
+        v = tab[VALUES, i]
+        if v == king:
+            mine[0, 0], mine[0, 1], mine[0, 2] = removed | 1 << i, j, bag
+            forced = True
+            break
+        shift = 4 * (pair_sum - v)
+        in_bag = bag >> shift & 15
+        if in_bag and not rest >> shift & 15 and not tab[MATES, i] & present:
+            # only this segment's cards can take this one, and they are all alike
+            mine[0, 0], mine[0, 1], mine[0, 2] = removed | 1 << i, j, bag - (1 << shift)
+            forced = True
+            break
+        fellows = tab[MATES, i] & free_bits & -(2 << i)
+        while fellows:
+            low = fellows & -fellows
+            mine[count, 0], mine[count, 1], mine[count, 2] = removed | 1 << i | low, j, bag
+            count += 1
+            fellows ^= low
+        if in_bag:
+            mine[count, 0], mine[count, 1], mine[count, 2] = removed | 1 << i, j, bag - (1 << shift)
+            count += 1
+    if forced:
+        count = 1
+    elif j + 1 < len(rests):
+        # draw the next wall: what this segment still holds is lost
+        mine[count, 0], mine[count, 1], mine[count, 2] = removed, j + 1, segments[j + 1]
+        count += 1
+    if not count:
+        memo[key] = LOST
+        return LOST
+    frame = frames[depth]
+    frame[0], frame[1], frame[2], frame[3], frame[4] = removed, j, bag, count, 0
+    return OPEN
+
+
+@njit(cache=True)
+def _segment_clearable(
+    tab: np.ndarray,
+    memo: Dict,
+    frames: np.ndarray,
+    options: np.ndarray,
+    bag_work: np.ndarray,
+    segments: np.ndarray,
+    tails: np.ndarray,
+    rests: np.ndarray,
+    removed: int,
+) -> bool:
+    """``SegmentRelaxation.clearable`` of ``segments`` (the bags, the current one first).  A tail
+    of segments is known by a number (the same tail, the same number, for the whole solve: the
+    memo keeps (first bag, number of the rest) -> number), so that a memo key has a fixed size."""
+    count = len(segments)
+    if count < 2:
+        # no wall: the bag relaxation, asked already
+        return True
+    tab[SCALARS, SEGMENT_STEPS] = 0
+    tails[count - 1] = rests[count - 1] = 0
+    for j in range(count - 2, -1, -1):
+        key = (segments[j + 1], tails[j + 1], 0, 0, TAIL_MARK, 0)
+        number: int = memo.get(key, -1)
+        if number < 0:
+            tab[SCALARS, TAILS] += 1
+            number = tab[SCALARS, TAILS]
+            memo[key] = number
+        tails[j] = number
+        rests[j] = rests[j + 1] + segments[j + 1]
+    work = (frames, options, bag_work, segments, tails[:count], rests[:count])
+    answer = _segment_open(tab, memo, work, removed, 0, segments[0], 0)
+    if answer != OPEN:
+        return answer != LOST
+    depth = 0
+    while True:
+        if answer == GAVE_UP:
+            # answered "clearable"; the frames still open leave no answer
+            return True
+        frame = frames[depth]
+        if answer == CLEARABLE or frame[4] == frame[3]:
+            known = CLEARABLE if answer == CLEARABLE else LOST
+            memo[(frame[0], frame[2], 0, tails[frame[1]], SEGMENT_MARK, 0)] = known
+            if depth == 0:
+                return known == CLEARABLE
+            depth -= 1
+            answer = known if known == CLEARABLE else OPEN
+            continue
+        k = frame[4]
+        frame[4] = k + 1
+        move = options[depth, k]
+        answer = _segment_open(tab, memo, work, move[0], move[1], move[2], depth + 1)
+        if answer == LOST:
+            answer = OPEN
+        elif answer == OPEN:
+            depth += 1
+
+
+@njit(cache=True)
+def _needs(tab: np.ndarray, removed: int, needy: np.ndarray, room: np.ndarray) -> int:
+    """``FinalCard._pyramid`` into ``needy`` (partner value, cards) and ``room``; the rows of ``needy``."""
+    king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
+    present = tab[SCALARS, FULL] & ~removed & ~1
+    wanted = np.zeros(king + 1, np.int64)
+    for i in range(1, tab[SCALARS, SIZE]):
+        if present >> i & 1 and tab[VALUES, i] != king and not tab[MATES, i] & present:
+            wanted[pair_sum - tab[VALUES, i]] += 1
+    rows = 0
+    for w in range(king + 1):
+        if wanted[w]:
+            needy[rows, 0], needy[rows, 1] = w, wanted[w]
+            rows += 1
+        room[w] = _bits(tab[BY_VALUE, pair_sum - w] & present)
+    return rows
+
+
+
+@njit(cache=True)
+def _buried_paired(tab: np.ndarray, removed: int, seq: np.ndarray, p: int, n: int) -> int:
+    """``solver_relax.buried`` where stock and waste pair: a waste card stays for good, with every
+    card under it, when its value has no partner among the pyramid cards left or the stock."""
+    king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
+    values = _present_values(tab, removed)
+    stock = 0
+    for k in range(p, n):
+        stock |= 1 << seq[k]
+    for index in range(p - 1, -1, -1):
+        v = seq[index]
+        if v == king:
+            continue
+        w = pair_sum - v
+        if not (values >> w & 1 or stock >> w & 1):
+            return index + 1
+    return 0
+
+
+@njit(cache=True)
+def _stretch_key(tab: np.ndarray, removed: int, seq: np.ndarray, n: int, p: int, r: int, words: np.ndarray) -> int:
+    """``WinSearch._key`` of the position (``removed``, outside cards ``seq[:n]``, ``p`` of them on
+    the waste, ``r`` recycles used): the outside sequence packed into ``words`` (the memo key is
+    (removed, the words, ``STRETCH_MARK``)), and the code."""
+    dead = 0
+    if r == tab[SCALARS, RECYCLES] and not tab[SCALARS, PAIRS] and p:
+        # a last-pass key leaves the buried cards out, a wall in their place
+        dead = _buried_alone(tab, removed, seq[:p])
+    words[:] = 0
+    t = 0
+    if dead:
+        words[0] = WALL_NIBBLE
+        t = 1
+    for k in range(dead, n):
+        words[t // PER_WORD] |= seq[k] << 4 * (t % PER_WORD)
+        t += 1
+    return (r << 9) + (p - dead + (1 if dead else 0) << 1)
+
+
+@njit(cache=True)
+def _enter(
+    tab: np.ndarray,
+    memo: Dict,
+    frame: np.ndarray,
+    removed: int,
+    source: np.ndarray | bytes,
+    n: int,
+    p: int,
+    r: int,
+    skip: int,
+    also: int,
+    bag: int,
+) -> int:
+    """``WinSearch._search``'s look at the memo for the position (``removed``, the outside cards
+    ``source[:n]`` but those at ``skip`` and ``also`` (-1: none), ``p`` of them on the waste before
+    those, ``r`` recycles used): ``LOST`` if a stretch from there or before was searched, else
+    ``OPEN`` with the stretch's frame filled in."""
+    seq = frame[SEQ:]
+    m = 0
+    waste = p
+    for k in range(n):
+        if k == skip or k == also:
+            if k < p:
+                waste -= 1
+        else:
+            seq[m] = source[k]
+            m += 1
+    words = frame[F_KEY : F_KEY + WORDS]
+    code = _stretch_key(tab, removed, seq, m, waste, r, words)
+    covered: int = memo.get((removed, words[0], words[1], words[2], words[3], STRETCH_MARK), -1)
+    if covered >= 0 and covered <= code:
+        return LOST
+    frame[F_REMOVED], frame[F_N], frame[F_P], frame[F_R], frame[F_BAG] = removed, m, waste, r, bag
+    frame[F_COVERED], frame[F_START], frame[F_OFF] = covered, code, (r << 9) + (waste << 1) - code
+    frame[F_FIRST], frame[F_JUST_DRAWN], frame[F_STOCK_BAG] = 1, 0, -1
+    frame[F_LAST_DEAD] = frame[F_FINAL_PLACE] = frame[F_FINAL_DEAD] = frame[F_NEEDY] = -1
+    frame[F_BURIED_BAG] = frame[F_BURIED_DEAD] = frame[F_STEPS] = frame[F_FORCED] = 0
+    return OPEN
+
+
+@njit(cache=True)
+def _last_pass_cut(
+    tab: np.ndarray,
+    memo: Dict,
+    stack_work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    segment_work: tuple[np.ndarray, np.ndarray, np.ndarray],
+    frame: np.ndarray,
+    needy: np.ndarray,
+    room: np.ndarray,
+) -> bool:
+    """The tests of a last-pass stop (``WinSearch._walk``: rules 5 to 8): whether they end the
+    stretch here."""
+    frames, options, bag_work, question = stack_work
+    removed, n, p, bag = frame[F_REMOVED], frame[F_N], frame[F_P], frame[F_BAG]
+    seq = frame[SEQ : SEQ + n]
+    pairs = tab[SCALARS, PAIRS]
+    last_dead = frame[F_LAST_DEAD]
+    dead = 0
+    if p > pairs:
+        dead = _buried_paired(tab, removed, seq, p, n) if pairs else _buried_alone(tab, removed, seq[:p])
+        if dead and dead != last_dead:
+            usable = _outside_bag(tab, seq, dead, n)
+            if usable != bag:
+                bag = frame[F_BAG] = usable
+                if _any_dead(tab, removed, bag) or not _bag_clearable(tab, memo, bag_work, removed, bag):
+                    return True
+    final = tab[SCALARS, FINAL]
+    if final and (dead != frame[F_FINAL_DEAD] or frame[F_FINAL_PLACE] < p - dead):
+        if frame[F_NEEDY] < 0:
+            frame[F_NEEDY] = _needs(tab, removed, needy, room)
+        frame[F_FINAL_PLACE] = _last_pass(seq[dead:], p - dead, final, tab[SCALARS, KING], needy[: frame[F_NEEDY]], room)
+        if frame[F_FINAL_PLACE] < 0:
+            return True
+        frame[F_FINAL_DEAD] = dead
+    if not pairs and dead != last_dead:
+        segments, tails, rests = segment_work
+        count = _segments(tab, removed, seq, dead, p, n, segments)
+        # (the segment relaxation walks its frames in the stack relaxation's arrays, idle meanwhile)
+        if not _segment_clearable(tab, memo, frames, options, bag_work, segments[:count], tails, rests, removed):
+            return True
+    if p:
+        if frame[F_STOCK_BAG] < 0:
+            frame[F_STOCK_BAG] = _outside_bag(tab, seq, p, n)
+            frame[F_WASTE_BAG] = _outside_bag(tab, seq, 0, p)
+        question[0] = removed
+        if pairs:
+            question[1], question[2] = frame[F_STOCK_BAG], frame[F_WASTE_BAG]
+            answer = _stack(tab, memo, frames, options, bag_work, question, seq[:p], False)
+        else:
+            # the buried cards left out, as the relaxation would leave them
+            if dead != frame[F_BURIED_DEAD]:
+                frame[F_BURIED_BAG], frame[F_BURIED_DEAD] = _outside_bag(tab, seq, 0, dead), dead
+            question[1] = frame[F_STOCK_BAG] & _useful_nibbles(tab, removed)
+            question[2] = frame[F_WASTE_BAG] - frame[F_BURIED_BAG]
+            answer = _stack(tab, memo, frames, options, bag_work, question, seq[dead:p], False)
+        if answer == LOST:
+            return True
+    frame[F_LAST_DEAD] = dead
+    return False
+
+
+@njit(cache=True)
+def _put(moves: np.ndarray, count: int, a: int, b: int) -> int:
+    moves[count, 0], moves[count, 1] = a, b
+    return count + 1
+
+
+@njit(cache=True)
+def _removals(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray) -> int:
+    """The removals of a stop, in ``moves``, and how many: ``Table.removals`` at the first stop of
+    a stretch, ``Table.outside_removals`` at the later ones."""
+    removed, n, p = frame[F_REMOVED], frame[F_N], frame[F_P]
+    king, pair_sum, size = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM], tab[SCALARS, SIZE]
+    pairs = tab[SCALARS, PAIRS]
+    stock = frame[SEQ + p] if tab[SCALARS, STOCK_TOP] and p < n else 0
+    top = frame[SEQ + p - 1] if p else 0
+    free_bits = _free_bits(tab, removed)
+    count = 0
+    if frame[F_FIRST]:
+        frame[F_FIRST] = 0
+        for i in range(size):
+            if not free_bits >> i & 1:
+                continue
+            v = tab[VALUES, i]
+            if v == king:
+                count = _put(moves, count, i, NO_CARD)
+                continue
+            w = pair_sum - v
+            for j in range(i + 1, size):
+                if free_bits >> j & 1 and tab[VALUES, j] == w:
+                    count = _put(moves, count, i, j)
+            if stock == w:
+                count = _put(moves, count, i, STOCK)
+            if top == w:
+                count = _put(moves, count, i, WASTE_TOP)
+        if stock == king:
+            count = _put(moves, count, STOCK, NO_CARD)
+        elif stock and top and pairs and stock + top == pair_sum:
+            count = _put(moves, count, STOCK, WASTE_TOP)
+        if top == king:
+            count = _put(moves, count, WASTE_TOP, NO_CARD)
+        return count
+    if stock == king:
+        count = _put(moves, count, STOCK, NO_CARD)
+    elif stock:
+        for i in range(size):
+            if free_bits >> i & 1 and tab[VALUES, i] == pair_sum - stock:
+                count = _put(moves, count, i, STOCK)
+    if top:
+        # just after a draw where the stock top plays, the waste top was the stock top at the stop
+        # before, which made its removals (docs/solver.md, "No stop twice")
+        if not (frame[F_JUST_DRAWN] and tab[SCALARS, STOCK_TOP]):
+            if top == king:
+                count = _put(moves, count, WASTE_TOP, NO_CARD)
+            else:
+                for i in range(size):
+                    if free_bits >> i & 1 and tab[VALUES, i] == pair_sum - top:
+                        count = _put(moves, count, i, WASTE_TOP)
+        if stock and pairs and stock + top == pair_sum:
+            count = _put(moves, count, STOCK, WASTE_TOP)
+    return count
+
+
+@njit(cache=True)
+def _order(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray, count: int) -> int:
+    """``forced_move`` (a king, or a pair one of whose pyramid cards has no other possible partner:
+    the only move tried), else the removals in the order of trial: the lowest pyramid card first,
+    or shuffled in a run that shuffles.  How many moves are tried."""
+    removed, bag = frame[F_REMOVED], frame[F_BAG]
+    pair_sum = tab[SCALARS, PAIR_SUM]
+    for k in range(count):
+        a, b = moves[k, 0], moves[k, 1]
+        forced = b == NO_CARD
+        for place in (a, b):
+            if not forced and place >= 0:
+                w = pair_sum - tab[VALUES, place]
+                forced = (bag >> 4 * w & 15) + _bits(tab[MATES, place] & ~removed) == 1
+        if forced:
+            moves[0, 0], moves[0, 1] = a, b
+            frame[F_FORCED] = 1
+            return 1
+    if count < 2:
+        return count
+    if tab[SCALARS, SHUFFLE]:
+        # Fisher and Yates, on a xorshift generator seeded with the run's number
+        for k in range(count - 1, 0, -1):
+            x = tab[SCALARS, RANDOM]
+            x ^= x << 13
+            x ^= (x >> 7) & 0x1FFFFFFFFFFFFFF
+            x ^= x << 17
+            tab[SCALARS, RANDOM] = x
+            m = (x & 0x7FFFFFFFFFFFFFFF) % (k + 1)
+            moves[k, 0], moves[m, 0] = moves[m, 0], moves[k, 0]
+            moves[k, 1], moves[m, 1] = moves[m, 1], moves[k, 1]
+        return count
+    # (``lowest_first``: a stable sort on the higher place)
+    for k in range(1, count):
+        a, b = moves[k, 0], moves[k, 1]
+        high = max(a, b)
+        m = k
+        while m > 0 and max(moves[m - 1, 0], moves[m - 1, 1]) < high:
+            moves[m, 0], moves[m, 1] = moves[m - 1, 0], moves[m - 1, 1]
+            m -= 1
+        moves[m, 0], moves[m, 1] = a, b
+    return count
+
+
+@njit(cache=True)
+def _search(
+    tab: np.ndarray,
+    memo: Dict,
+    frames: np.ndarray,
+    options: np.ndarray,
+    bag_work: np.ndarray,
+    question: np.ndarray,
+    segment_bags: np.ndarray,
+    stretches: np.ndarray,
+    moves: np.ndarray,
+    steps: np.ndarray,
+    needy: np.ndarray,
+    room: np.ndarray,
+    line: np.ndarray,
+    removed: int,
+    outside: bytes,
+    p: int,
+    r: int,
+    bag: int,
+    limit: int,
+) -> tuple[int, int, int]:
+    """``WinSearch._search`` of the position (``removed``, the outside cards ``outside``, ``p`` of
+    them on the waste, ``r`` recycles used), with ``bag`` its usable outside values: (``WON``,
+    ``LOST``, or ``GAVE_UP`` after ``limit`` stops; the stops made; the length of the winning line
+    written into ``line`` as (kind, a, b)).  A stretch searched to the end enters its code in the
+    memo then (no line leads back to a position being searched, so this is the same as entering it
+    at the start), so that a search given up leaves only finished answers behind."""
+    stack_work = (frames, options, bag_work, question)
+    segment_work = (segment_bags[0], segment_bags[1], segment_bags[2])
+    full, king, pair_sum = tab[SCALARS, FULL], tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
+    recycles = tab[SCALARS, RECYCLES]
+    stops = 0
+    if _enter(tab, memo, stretches[0], removed, outside, len(outside), p, r, -1, -1, bag) == LOST:
+        return LOST, 0, 0
+    depth = 0
+    fresh = True
+    while True:
+        frame = stretches[depth]
+        lost = False
+        if fresh:
+            fresh = False
+            stops += 1
+            if stops > limit:
+                return GAVE_UP, stops, 0
+            if frame[F_R] == recycles:
+                lost = _last_pass_cut(tab, memo, stack_work, segment_work, frame, needy[depth], room[depth])
+            if not lost:
+                frame[F_COUNT] = _order(tab, frame, moves[depth], _removals(tab, frame, moves[depth]))
+                frame[F_NEXT] = 0
+        if not lost:
+            k = frame[F_NEXT]
+            if k < frame[F_COUNT]:
+                frame[F_NEXT] = k + 1
+                a, b = moves[depth, k, 0], moves[depth, k, 1]
+                n, p = frame[F_N], frame[F_P]
+                seq = frame[SEQ : SEQ + n]
+                child = frame[F_REMOVED]
+                skip = also = -1
+                if a >= 0:
+                    child |= 1 << a
+                if b >= 0:
+                    child |= 1 << b
+                if a == STOCK or b == STOCK:
+                    skip = p
+                if a == WASTE_TOP or b == WASTE_TOP:
+                    also = p - 1
+                if child == full:
+                    # the line: each stretch's steps, then the move that left it
+                    t = 0
+                    for d in range(depth + 1):
+                        for s in range(stretches[d, F_STEPS]):
+                            line[t, 0], line[t, 1], line[t, 2] = steps[d, s], 0, 0
+                            t += 1
+                        taken = stretches[d, F_NEXT] - 1
+                        line[t, 0], line[t, 1], line[t, 2] = REMOVE_KIND, moves[d, taken, 0], moves[d, taken, 1]
+                        t += 1
+                    return WON, stops, t
+                child_bag = frame[F_BAG]
+                if b != NO_CARD:
+                    # ``WinSearch._try``: the bag after the pair, the dead-card tests, the bag relaxation
+                    v = tab[VALUES, a] if a >= 0 else seq[p] if a == STOCK else seq[p - 1]
+                    w = pair_sum - v
+                    if a < 0:
+                        child_bag -= 1 << 4 * v
+                    if b < 0:
+                        child_bag -= 1 << 4 * w
+                    if (
+                        not child_bag >> 4 * w & 15
+                        and _dead(tab, child, child_bag, v)
+                        or not child_bag >> 4 * v & 15
+                        and _dead(tab, child, child_bag, w)
+                    ):
+                        continue
+                    if not _bag_clearable(tab, memo, bag_work, child, child_bag):
+                        continue
+                if _enter(tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], skip, also, child_bag) == OPEN:
+                    depth += 1
+                    fresh = True
+                continue
+            if not frame[F_FORCED]:
+                # on to the next pointer: draw, or recycle once the stock is out
+                p, r = frame[F_P], frame[F_R]
+                step = 0
+                if p < frame[F_N]:
+                    step = DRAW_KIND
+                    u = frame[SEQ + p]
+                    if frame[F_STOCK_BAG] >= 0 and u != king:
+                        frame[F_STOCK_BAG] -= 1 << 4 * u
+                        frame[F_WASTE_BAG] += 1 << 4 * u
+                    p += 1
+                elif r < recycles and p:
+                    step = RECYCLE_KIND
+                    r += 1
+                    p = 0
+                if step:
+                    frame[F_P], frame[F_R], frame[F_JUST_DRAWN] = p, r, step == DRAW_KIND
+                    code = (r << 9) + (p << 1) - frame[F_OFF]
+                    start = frame[F_START]
+                    # not past an earlier stretch from this key, nor back at a pointer of this one
+                    if not (frame[F_COVERED] >= 0 and code >= frame[F_COVERED]) and not (
+                        code >> 9 > start >> 9 and code & 511 >= start & 511
+                    ):
+                        steps[depth, frame[F_STEPS]] = step
+                        frame[F_STEPS] += 1
+                        fresh = True
+                        continue
+        # this stretch is lost: its code goes into the memo
+        memo[(frame[F_REMOVED], frame[F_KEY], frame[F_KEY + 1], frame[F_KEY + 2], frame[F_KEY + 3], STRETCH_MARK)] = frame[F_START]
+        if depth == 0:
+            return LOST, stops, 0
+        depth -= 1
+
+
+@njit(cache=True)
+def _covered(tab: np.ndarray, memo: Dict, removed: int, outside: bytes, p: int, r: int, words: np.ndarray) -> tuple[int, int]:
+    """The code a position's key has in the memo (-1: none), and the position's own."""
+    seq = np.empty(len(outside), np.int64)
+    for k in range(len(outside)):
+        seq[k] = outside[k]
+    code = _stretch_key(tab, removed, seq, len(outside), p, r, words)
+    covered: int = memo.get((removed, words[0], words[1], words[2], words[3], STRETCH_MARK), -1)
+    return covered, code
+
+
+class KernelSearch:
+    """One solve's search in the kernel: it shares the compiled stack relaxation's table, memo and
+    arrays (``Compiled``), and keeps in that memo the stretches it has searched to the end, for the
+    whole solve."""
+
+    def __init__(self, compiled: Compiled, final: int, recycles: int, stock_top: bool, pairs: bool, outside: int) -> None:
+        self.compiled = compiled
+        tab = compiled.tab
+        tab[SCALARS, FINAL], tab[SCALARS, RECYCLES] = final, recycles
+        tab[SCALARS, STOCK_TOP], tab[SCALARS, PAIRS] = stock_top, pairs
+        size = tab[SCALARS, SIZE]
+        # a stretch's child has a card fewer: no deeper than the cards in play
+        depth = size + outside + 2
+        self.stretches = np.zeros((depth, SEQ + WIDTH), np.int64)
+        self.moves = np.zeros((depth, WIDTH, 2), np.int64)
+        #: a stretch draws every card once a pass, and recycles between the passes
+        self.steps = np.zeros((depth, (recycles + 1) * (outside + 1)), np.int64)
+        self.needy = np.zeros((depth, 16, 2), np.int64)
+        self.room = np.zeros((depth, 16), np.int64)
+        #: the segments' bags, their tails' numbers and their tails' sums
+        self.segment_bags = np.zeros((3, WIDTH + 1), np.int64)
+        self.line = np.zeros((depth * ((recycles + 1) * (outside + 1) + 1), 3), np.int64)
+        self.words = np.zeros(WORDS, np.int64)
+
+    def shuffle(self, run: int | None) -> None:
+        """The order of trial from now on: the lowest pyramid card first (None), or shuffled by a
+        generator seeded with ``run``."""
+        tab = self.compiled.tab
+        tab[SCALARS, SHUFFLE] = run is not None
+        # (xorshift needs a state other than 0)
+        tab[SCALARS, RANDOM] = 0x9E3779B97F4A7C15 % (1 << 62) + (run or 0)
+
+    def search(
+        self, removed: int, outside: bytes, on_waste: int, recycles: int, bag: int, limit: int
+    ) -> tuple[int, int, list[tuple[int, int, int]]]:
+        """(``WON``, ``LOST`` or ``GAVE_UP``; the stops made; the winning line)."""
+        c = self.compiled
+        answer, stops, length = _search(
+            c.tab, c.memo, c.frames, c.options, c.bag_work, c.question, self.segment_bags, self.stretches,
+            self.moves, self.steps, self.needy, self.room, self.line, removed, outside, on_waste, recycles, bag, limit,
+        )
+        line = [(kind, a, b) for kind, a, b in self.line[:length].tolist()] if answer == WON else []
+        return int(answer), int(stops), line
+
+    def refuted(self, removed: int, outside: bytes, on_waste: int, recycles: int) -> bool:
+        """The memo holds a stretch searched to the end from this position's key at its code or a
+        lower one."""
+        covered, code = _covered(self.compiled.tab, self.compiled.memo, removed, outside, on_waste, recycles, self.words)
+        return 0 <= covered <= code
