@@ -30,8 +30,11 @@ KERNEL_AFTER = 1000
 #: (``solver_numba_search``), whether or not it has asked the stack relaxation
 KERNEL_STOPS = 5000
 #: the kernel's answers: lost, clearable, given up (more than ``effort`` steps or the stops allowed),
-#: and a last-pass search's win
+#: and a search's win
 LOST, CLEARABLE, GAVE_UP, WON = 0, 1, 2, 3
+#: the answer of a kernel search that would need more frames than it was given (never: the frames
+#: are as many as the longest line can need); the search then walks that stretch in Python
+TOO_DEEP = 9
 #: where the rules let it, the whole search moves to the kernel with the stack relaxation
 #: (``solver_numba_search.KernelSearch``)
 SEARCH = True

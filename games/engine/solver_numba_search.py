@@ -1,7 +1,9 @@
 """The winnability search itself compiled by Numba (``KernelSearch``): ``WinSearch._search`` of a
-position, every stretch under it included, where nothing looks back at earlier moves and only the
-tops play (the stock top and the waste top with stock-waste pairs, as in classic and one-pass; the
-waste top alone without them, as in egyptian, forty-open and double).
+position, every stretch under it included, where no card is held in play and draws run freely:
+where only the tops play (the stock top and the waste top with stock-waste pairs, as in classic
+and one-pass; the waste top alone without them, as in egyptian, forty-open and double), and under
+forty-house's house rules once the return-three can no longer happen (the waste top alone, waste
+cards pairing among the top four, put-backs).
 
 It makes the stops, the tests and the moves of the pure-Python search, in the same order in a run
 that does not shuffle (``solver_search``, docs/solver.md), and asks the compiled relaxations of
@@ -16,7 +18,7 @@ import numpy as np
 from numba import njit
 from numba.typed import Dict
 
-from .solver_kernel import CLEARABLE, GAVE_UP, LOST, WON
+from .solver_kernel import CLEARABLE, GAVE_UP, LOST, TOO_DEEP, WON
 from .solver_numba import (
     BY_VALUE,
     EFFORT,
@@ -26,6 +28,7 @@ from .solver_numba import (
     OPEN,
     PAIR_SUM,
     PER_WORD,
+    REACH,
     SCALARS,
     SIZE,
     VALUES,
@@ -45,8 +48,10 @@ from .solver_numba import (
 #: more places in the SCALARS row: the final card's value (rule 8; 0: not asked), the segment
 #: relaxation's steps, the last number given to a tail of segments, the recycles the rules allow,
 #: whether the stock top plays and whether stock and waste pair, whether this run shuffles its
-#: removals, and the state of the generator it shuffles with
-FINAL, SEGMENT_STEPS, TAILS, RECYCLES, STOCK_TOP, PAIRS, SHUFFLE, RANDOM = range(9, 17)
+#: removals, the state of the generator it shuffles with; under the house rules, whether put-backs
+#: are allowed, the search's stops before this call, and the stops after which it asks the stack
+#: relaxation (``WinSearch.HOUSE_STACK_AFTER``)
+FINAL, SEGMENT_STEPS, TAILS, RECYCLES, STOCK_TOP, PAIRS, SHUFFLE, RANDOM, HOUSE, PUT_BACK, NODES, STACK_AFTER = range(9, 21)
 #: what keeps the keys of the one memo apart: the stack relaxation's hold a packed waste in their
 #: third place (never 0) and words (never negative) after it, the bag relaxation's zeros
 SEGMENT_MARK, TAIL_MARK, STRETCH_MARK = -1, -2, -3
@@ -61,9 +66,10 @@ WALL_NIBBLE = 15
     F_FIRST, F_JUST_DRAWN, F_STOCK_BAG, F_WASTE_BAG, F_LAST_DEAD, F_FINAL_PLACE, F_FINAL_DEAD,
     F_BURIED_BAG, F_BURIED_DEAD, F_STEPS, F_COUNT, F_NEXT, F_FORCED, F_NEEDY, SEQ,
 ) = range(27)
-#: ``solver_position``'s names for the places of a move, and its kinds
-STOCK, WASTE_TOP, NO_CARD = -1, -2, -100
-REMOVE_KIND, DRAW_KIND, RECYCLE_KIND = 0, 1, 2
+#: ``solver_position``'s names for the places of a move (a waste card at depth d is ``-1 - d``),
+#: and its kinds; in a stop's moves, a put-back is (``PUT_BACK_MOVE``, where it goes)
+STOCK, WASTE_TOP, NO_CARD, PUT_BACK_MOVE = -1, -2, -100, -50
+REMOVE_KIND, DRAW_KIND, RECYCLE_KIND, PUT_BACK_KIND = 0, 1, 2, 3
 
 
 @njit(cache=True)
@@ -290,10 +296,19 @@ def _buried_paired(tab: np.ndarray, removed: int, seq: np.ndarray, p: int, n: in
 
 
 @njit(cache=True)
-def _stretch_key(tab: np.ndarray, removed: int, seq: np.ndarray, n: int, p: int, r: int, words: np.ndarray) -> int:
+def _stretch_key(
+    tab: np.ndarray, removed: int, seq: np.ndarray, n: int, p: int, r: int, last_draw: int, words: np.ndarray
+) -> int:
     """``WinSearch._key`` of the position (``removed``, outside cards ``seq[:n]``, ``p`` of them on
-    the waste, ``r`` recycles used): the outside sequence packed into ``words`` (the memo key is
-    (removed, the words, ``STRETCH_MARK``)), and the code."""
+    the waste, ``r`` recycles used, ``last_draw``: the last move was a draw): the outside sequence
+    packed into ``words`` (the memo key is (removed, the words, ``STRETCH_MARK``)), and the code."""
+    if tab[SCALARS, HOUSE]:
+        # only "was the last move a draw" still matters, and it only adds a put-back
+        for k in range(WORDS):
+            words[k] = 0
+        for k in range(n):
+            words[k // PER_WORD] |= seq[k] << 4 * (k % PER_WORD)
+        return (r << 9) + (p << 1) + (0 if last_draw else 1)
     dead = 0
     if r == tab[SCALARS, RECYCLES] and not tab[SCALARS, PAIRS] and p:
         # a last-pass key leaves the buried cards out, a wall in their place
@@ -321,33 +336,72 @@ def _enter(
     r: int,
     skip: int,
     also: int,
+    put_back: int,
+    last_draw: int,
     bag: int,
 ) -> int:
     """``WinSearch._search``'s look at the memo for the position (``removed``, the outside cards
     ``source[:n]`` but those at ``skip`` and ``also`` (-1: none), ``p`` of them on the waste before
-    those, ``r`` recycles used): ``LOST`` if a stretch from there or before was searched, else
-    ``OPEN`` with the stretch's frame filled in."""
+    those, ``r`` recycles used; or, with ``put_back`` n > 0, the waste top put back under the first
+    n stock cards): ``LOST`` if a stretch from there or before was searched, else ``OPEN`` with the
+    stretch's frame filled in."""
     seq = frame[SEQ:]
     m = 0
     waste = p
-    for k in range(n):
-        if k == skip or k == also:
-            if k < p:
-                waste -= 1
-        else:
-            seq[m] = source[k]
-            m += 1
+    if put_back:
+        for k in range(p - 1):
+            seq[k] = source[k]
+        for k in range(put_back):
+            seq[p - 1 + k] = source[p + k]
+        seq[p - 1 + put_back] = source[p - 1]
+        for k in range(p + put_back, n):
+            seq[k] = source[k]
+        m, waste = n, p - 1
+    else:
+        for k in range(n):
+            if k == skip or k == also:
+                if k < p:
+                    waste -= 1
+            else:
+                seq[m] = source[k]
+                m += 1
     words = frame[F_KEY : F_KEY + WORDS]
-    code = _stretch_key(tab, removed, seq, m, waste, r, words)
+    code = _stretch_key(tab, removed, seq, m, waste, r, last_draw, words)
     covered: int = memo.get((removed, words[0], words[1], words[2], words[3], STRETCH_MARK), -1)
     if covered >= 0 and covered <= code:
         return LOST
     frame[F_REMOVED], frame[F_N], frame[F_P], frame[F_R], frame[F_BAG] = removed, m, waste, r, bag
     frame[F_COVERED], frame[F_START], frame[F_OFF] = covered, code, (r << 9) + (waste << 1) - code
-    frame[F_FIRST], frame[F_JUST_DRAWN], frame[F_STOCK_BAG] = 1, 0, -1
+    frame[F_FIRST], frame[F_JUST_DRAWN], frame[F_STOCK_BAG] = 1, last_draw, -1
     frame[F_LAST_DEAD] = frame[F_FINAL_PLACE] = frame[F_FINAL_DEAD] = frame[F_NEEDY] = -1
     frame[F_BURIED_BAG] = frame[F_BURIED_DEAD] = frame[F_STEPS] = frame[F_FORCED] = 0
     return OPEN
+
+
+@njit(cache=True)
+def _house_stack_cut(
+    tab: np.ndarray, memo: Dict, stack_work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], frame: np.ndarray
+) -> bool:
+    """The stack relaxation of a last-pass stop under the house rules (``WinSearch.stack_clearable``),
+    once the search has made ``STACK_AFTER`` stops: whether it ends the stretch here."""
+    frames, options, bag_work, question = stack_work
+    n, p = frame[F_N], frame[F_P]
+    if not p or tab[SCALARS, NODES] <= tab[SCALARS, STACK_AFTER]:
+        return False
+    seq = frame[SEQ : SEQ + n]
+    if frame[F_STOCK_BAG] < 0:
+        frame[F_STOCK_BAG] = _outside_bag(tab, seq, p, n)
+        frame[F_WASTE_BAG] = _outside_bag(tab, seq, 0, p)
+    stock_bag, waste_bag, m = frame[F_STOCK_BAG], frame[F_WASTE_BAG], p
+    if tab[SCALARS, PUT_BACK] and frame[F_JUST_DRAWN]:
+        # the card just drawn may still go back into the stock: it counts as a stock card
+        top = seq[p - 1]
+        if top != tab[SCALARS, KING]:
+            stock_bag += 1 << 4 * top
+            waste_bag -= 1 << 4 * top
+        m = p - 1
+    question[0], question[1], question[2] = frame[F_REMOVED], stock_bag, waste_bag
+    return _stack(tab, memo, frames, options, bag_work, question, seq[:m], False) == LOST
 
 
 @njit(cache=True)
@@ -366,6 +420,8 @@ def _last_pass_cut(
     removed, n, p, bag = frame[F_REMOVED], frame[F_N], frame[F_P], frame[F_BAG]
     seq = frame[SEQ : SEQ + n]
     pairs = tab[SCALARS, PAIRS]
+    if tab[SCALARS, HOUSE]:
+        return _house_stack_cut(tab, memo, stack_work, frame)
     last_dead = frame[F_LAST_DEAD]
     dead = 0
     if p > pairs:
@@ -418,9 +474,54 @@ def _put(moves: np.ndarray, count: int, a: int, b: int) -> int:
 
 
 @njit(cache=True)
+def _house_removals(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray) -> int:
+    """``Table._pairwise_removals`` where waste cards pair among the top ``REACH`` (a deep one only
+    with another waste card): every removal at the first stop of a stretch; at the later ones, those
+    with the waste top but pairs of two pyramid cards (``WinSearch._walk``: a pair of two waste
+    cards below the top lay one place higher at the stop before)."""
+    removed, p = frame[F_REMOVED], frame[F_P]
+    king, pair_sum, size = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM], tab[SCALARS, SIZE]
+    first = frame[F_FIRST]
+    frame[F_FIRST] = 0
+    free_bits = _free_bits(tab, removed)
+    # the cards in play: the free pyramid cards, then the waste's top ``REACH`` (place -1 - depth)
+    places = np.empty(size + WIDTH, np.int64)
+    values = np.empty(size + WIDTH, np.int64)
+    cards = 0
+    for i in range(size):
+        if free_bits >> i & 1:
+            places[cards], values[cards] = i, tab[VALUES, i]
+            cards += 1
+    for depth in range(1, min(tab[SCALARS, REACH], p) + 1):
+        places[cards], values[cards] = -1 - depth, frame[SEQ + p - depth]
+        cards += 1
+    count = 0
+    for k in range(cards):
+        a, v = places[k], values[k]
+        if v == king and a >= WASTE_TOP:
+            if first or a == WASTE_TOP:
+                count = _put(moves, count, a, NO_CARD)
+            continue
+        for j in range(k + 1, cards):
+            b = places[j]
+            if values[j] != pair_sum - v or not (first or a < 0 or b < 0):
+                continue
+            in_waste = (a < STOCK) + (b < STOCK)
+            if (a < WASTE_TOP or b < WASTE_TOP) and in_waste != 2:
+                continue
+            if a < 0 and b < 0 and not (tab[SCALARS, PAIRS] or in_waste == 2):
+                continue
+            if first or WASTE_TOP <= a < 0 or WASTE_TOP <= b < 0:
+                count = _put(moves, count, a, b)
+    return count
+
+
+@njit(cache=True)
 def _removals(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray) -> int:
     """The removals of a stop, in ``moves``, and how many: ``Table.removals`` at the first stop of
     a stretch, ``Table.outside_removals`` at the later ones."""
+    if tab[SCALARS, HOUSE]:
+        return _house_removals(tab, frame, moves)
     removed, n, p = frame[F_REMOVED], frame[F_N], frame[F_P]
     king, pair_sum, size = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM], tab[SCALARS, SIZE]
     pairs = tab[SCALARS, PAIRS]
@@ -480,19 +581,45 @@ def _order(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray, count: int) ->
     or shuffled in a run that shuffles.  How many moves are tried."""
     removed, bag = frame[F_REMOVED], frame[F_BAG]
     pair_sum = tab[SCALARS, PAIR_SUM]
-    for k in range(count):
+    # under the house rules a put-back must follow its draw at once: nothing is forced just after one
+    loose = not (tab[SCALARS, HOUSE] and frame[F_JUST_DRAWN])
+    for k in range(count if loose else 0):
         a, b = moves[k, 0], moves[k, 1]
         forced = b == NO_CARD
         for place in (a, b):
             if not forced and place >= 0:
                 w = pair_sum - tab[VALUES, place]
                 forced = (bag >> 4 * w & 15) + _bits(tab[MATES, place] & ~removed) == 1
+        if forced and b != NO_CARD and tab[SCALARS, PUT_BACK]:
+            # ``fellows_at_stake``: a put-back needs three fellows of the drawn card free in the pyramid
+            present = tab[SCALARS, FULL] & ~removed
+            for place in (a, b):
+                if place >= 0 and _bits(tab[BY_VALUE, tab[VALUES, place]] & present) >= 3:
+                    forced = False
         if forced:
             moves[0, 0], moves[0, 1] = a, b
             frame[F_FORCED] = 1
             return 1
-    if count < 2:
-        return count
+    if count >= 2:
+        count = _sorted(tab, moves, count)
+    if tab[SCALARS, PUT_BACK] and frame[F_JUST_DRAWN] and frame[F_P] < frame[F_N]:
+        # the card just drawn back under the first n stock cards, where its three fellows lie free
+        card = frame[SEQ + frame[F_P] - 1]
+        free_bits = _free_bits(tab, removed)
+        fellows = 0
+        for i in range(tab[SCALARS, SIZE]):
+            if free_bits >> i & 1 and tab[VALUES, i] == card:
+                fellows += 1
+        if fellows == 3:
+            for at in range(1, frame[F_N] - frame[F_P] + 1):
+                count = _put(moves, count, PUT_BACK_MOVE, at)
+    return count
+
+
+@njit(cache=True)
+def _sorted(tab: np.ndarray, moves: np.ndarray, count: int) -> int:
+    """The removals in the order of trial: the lowest pyramid card first, or shuffled in a run
+    that shuffles."""
     if tab[SCALARS, SHUFFLE]:
         # Fisher and Yates, on a xorshift generator seeded with the run's number
         for k in range(count - 1, 0, -1):
@@ -536,6 +663,7 @@ def _search(
     outside: bytes,
     p: int,
     r: int,
+    last_draw: int,
     bag: int,
     limit: int,
 ) -> tuple[int, int, int]:
@@ -550,8 +678,9 @@ def _search(
     full, king, pair_sum = tab[SCALARS, FULL], tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
     recycles = tab[SCALARS, RECYCLES]
     stops = 0
-    if _enter(tab, memo, stretches[0], removed, outside, len(outside), p, r, -1, -1, bag) == LOST:
+    if _enter(tab, memo, stretches[0], removed, outside, len(outside), p, r, -1, -1, 0, last_draw, bag) == LOST:
         return LOST, 0, 0
+    nodes = tab[SCALARS, NODES]
     depth = 0
     fresh = True
     while True:
@@ -562,6 +691,7 @@ def _search(
             stops += 1
             if stops > limit:
                 return GAVE_UP, stops, 0
+            tab[SCALARS, NODES] = nodes + stops
             if frame[F_R] == recycles:
                 lost = _last_pass_cut(tab, memo, stack_work, segment_work, frame, needy[depth], room[depth])
             if not lost:
@@ -575,15 +705,25 @@ def _search(
                 n, p = frame[F_N], frame[F_P]
                 seq = frame[SEQ : SEQ + n]
                 child = frame[F_REMOVED]
+                if depth + 1 == len(stretches):
+                    # (never: the frames are as many as the longest line can need)
+                    return TOO_DEEP, stops, 0
+                if a == PUT_BACK_MOVE:
+                    if _enter(tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], -1, -1, b, 0, frame[F_BAG]) == OPEN:
+                        depth += 1
+                        fresh = True
+                    continue
+                # the outside cards taken: the stock top is the first after the waste, a waste card at
+                # depth d the d-th from its end
                 skip = also = -1
                 if a >= 0:
                     child |= 1 << a
+                elif a != NO_CARD:
+                    skip = p if a == STOCK else p + 1 + a
                 if b >= 0:
                     child |= 1 << b
-                if a == STOCK or b == STOCK:
-                    skip = p
-                if a == WASTE_TOP or b == WASTE_TOP:
-                    also = p - 1
+                elif b != NO_CARD:
+                    also = p if b == STOCK else p + 1 + b
                 if child == full:
                     # the line: each stretch's steps, then the move that left it
                     t = 0
@@ -592,13 +732,17 @@ def _search(
                             line[t, 0], line[t, 1], line[t, 2] = steps[d, s], 0, 0
                             t += 1
                         taken = stretches[d, F_NEXT] - 1
-                        line[t, 0], line[t, 1], line[t, 2] = REMOVE_KIND, moves[d, taken, 0], moves[d, taken, 1]
+                        a, b = moves[d, taken, 0], moves[d, taken, 1]
+                        if a == PUT_BACK_MOVE:
+                            line[t, 0], line[t, 1], line[t, 2] = PUT_BACK_KIND, b, 0
+                        else:
+                            line[t, 0], line[t, 1], line[t, 2] = REMOVE_KIND, a, b
                         t += 1
                     return WON, stops, t
                 child_bag = frame[F_BAG]
                 if b != NO_CARD:
                     # ``WinSearch._try``: the bag after the pair, the dead-card tests, the bag relaxation
-                    v = tab[VALUES, a] if a >= 0 else seq[p] if a == STOCK else seq[p - 1]
+                    v = tab[VALUES, a] if a >= 0 else seq[skip]
                     w = pair_sum - v
                     if a < 0:
                         child_bag -= 1 << 4 * v
@@ -613,7 +757,7 @@ def _search(
                         continue
                     if not _bag_clearable(tab, memo, bag_work, child, child_bag):
                         continue
-                if _enter(tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], skip, also, child_bag) == OPEN:
+                if _enter(tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], skip, also, 0, 0, child_bag) == OPEN:
                     depth += 1
                     fresh = True
                 continue
@@ -634,7 +778,8 @@ def _search(
                     p = 0
                 if step:
                     frame[F_P], frame[F_R], frame[F_JUST_DRAWN] = p, r, step == DRAW_KIND
-                    code = (r << 9) + (p << 1) - frame[F_OFF]
+                    # (under the house rules, one more where the last move was no draw)
+                    code = (r << 9) + (p << 1) - frame[F_OFF] + (1 if tab[SCALARS, HOUSE] and step != DRAW_KIND else 0)
                     start = frame[F_START]
                     # not past an earlier stretch from this key, nor back at a pointer of this one
                     if not (frame[F_COVERED] >= 0 and code >= frame[F_COVERED]) and not (
@@ -653,11 +798,12 @@ def _search(
 
 @njit(cache=True)
 def _covered(tab: np.ndarray, memo: Dict, removed: int, outside: bytes, p: int, r: int, words: np.ndarray) -> tuple[int, int]:
-    """The code a position's key has in the memo (-1: none), and the position's own."""
+    """The code a position's key has in the memo (-1: none), and the position's own (outside the
+    house rules: the beam's question)."""
     seq = np.empty(len(outside), np.int64)
     for k in range(len(outside)):
         seq[k] = outside[k]
-    code = _stretch_key(tab, removed, seq, len(outside), p, r, words)
+    code = _stretch_key(tab, removed, seq, len(outside), p, r, 0, words)
     covered: int = memo.get((removed, words[0], words[1], words[2], words[3], STRETCH_MARK), -1)
     return covered, code
 
@@ -667,14 +813,29 @@ class KernelSearch:
     arrays (``Compiled``), and keeps in that memo the stretches it has searched to the end, for the
     whole solve."""
 
-    def __init__(self, compiled: Compiled, final: int, recycles: int, stock_top: bool, pairs: bool, outside: int) -> None:
+    def __init__(
+        self,
+        compiled: Compiled,
+        final: int,
+        recycles: int,
+        stock_top: bool,
+        pairs: bool,
+        outside: int,
+        house: bool = False,
+        put_back: bool = False,
+        stack_after: int = 0,
+    ) -> None:
         self.compiled = compiled
         tab = compiled.tab
         tab[SCALARS, FINAL], tab[SCALARS, RECYCLES] = final, recycles
         tab[SCALARS, STOCK_TOP], tab[SCALARS, PAIRS] = stock_top, pairs
+        tab[SCALARS, HOUSE], tab[SCALARS, PUT_BACK], tab[SCALARS, STACK_AFTER] = house, put_back, stack_after
         size = tab[SCALARS, SIZE]
-        # a stretch's child has a card fewer: no deeper than the cards in play
-        depth = size + outside + 2
+        # a stretch's child has a card fewer, or under the house rules the same cards with the card
+        # just drawn put back further down the stock: only the fourth card of a rank goes back (one a
+        # rank, a deck of one), always further down, so at most ``outside`` times each
+        ranks = tab[SCALARS, KING] if put_back else 0
+        depth = size + outside + ranks * outside + 2
         self.stretches = np.zeros((depth, SEQ + WIDTH), np.int64)
         self.moves = np.zeros((depth, WIDTH, 2), np.int64)
         #: a stretch draws every card once a pass, and recycles between the passes
@@ -695,13 +856,25 @@ class KernelSearch:
         tab[SCALARS, RANDOM] = 0x9E3779B97F4A7C15 % (1 << 62) + (run or 0)
 
     def search(
-        self, removed: int, outside: bytes, on_waste: int, recycles: int, bag: int, limit: int
+        self,
+        removed: int,
+        outside: bytes,
+        on_waste: int,
+        recycles: int,
+        bag: int,
+        limit: int,
+        last_draw: bool = False,
+        nodes: int = 0,
     ) -> tuple[int, int, list[tuple[int, int, int]]]:
-        """(``WON``, ``LOST`` or ``GAVE_UP``; the stops made; the winning line)."""
+        """(``WON``, ``LOST`` or ``GAVE_UP``; the stops made; the winning line).  ``last_draw``: the
+        position follows a draw; ``nodes``: the stops the search has made so far (under the house
+        rules the stack relaxation waits for ``stack_after`` of them)."""
         c = self.compiled
+        c.tab[SCALARS, NODES] = nodes
         answer, stops, length = _search(
             c.tab, c.memo, c.frames, c.options, c.bag_work, c.question, self.segment_bags, self.stretches,
-            self.moves, self.steps, self.needy, self.room, self.line, removed, outside, on_waste, recycles, bag, limit,
+            self.moves, self.steps, self.needy, self.room, self.line, removed, outside, on_waste, recycles,
+            last_draw, bag, limit,
         )
         line = [(kind, a, b) for kind, a, b in self.line[:length].tolist()] if answer == WON else []
         return int(answer), int(stops), line

@@ -33,7 +33,7 @@ from .solver_position import (
 from .solver_apex import FinalCard
 from .solver_beam import Beam
 from . import solver_kernel
-from .solver_kernel import LOST, WON, Stack, StackKernel
+from .solver_kernel import LOST, TOO_DEEP, WON, Stack, StackKernel
 from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
 
 if TYPE_CHECKING:
@@ -157,11 +157,15 @@ class Compiled:
 
     @staticmethod
     def searches(table: Table) -> bool:
-        """The kernel's search takes these rules: no house rules, no draw-only-when-stuck, no card
-        held in play, and either the stock top plays and pairs with the waste top, or only the
-        waste top plays."""
-        plain = not (table.house or table.stuck_draws or table.drawn_model) and table.reach == 1
-        return plain and table.stock_top == table.stock_waste_pairs
+        """The kernel's search takes these rules: no draw-only-when-stuck, no card held in play, and
+        either the stock top plays and pairs with the waste top, or only the waste top plays, with
+        or without forty-house's house rules (whose positions it takes once the return-three can no
+        longer happen)."""
+        if table.stuck_draws or table.drawn_model:
+            return False
+        if table.house:
+            return not (table.stock_top or table.stock_waste_pairs)
+        return table.reach == 1 and table.stock_top == table.stock_waste_pairs
 
     def __call__(self, kernel: StackKernel) -> None:
         if self.final is not None:
@@ -171,7 +175,15 @@ class Compiled:
             from .solver_numba_search import KernelSearch
 
             self.search = KernelSearch(
-                kernel.compiled, self.final_value, table.recycles, table.stock_top, table.stock_waste_pairs, table.rules.stock_size
+                kernel.compiled,
+                self.final_value,
+                table.recycles,
+                table.stock_top,
+                table.stock_waste_pairs,
+                table.rules.stock_size,
+                table.house,
+                table.put_back,
+                WinSearch.HOUSE_STACK_AFTER if table.house else 0,
             )
             self.search.shuffle(self.run or None)
 
@@ -370,8 +382,10 @@ class WinSearch:
             self.visited[key] = code
             entered = []
         try:
-            if self.compiled.search is not None:
-                return self._compiled_walk(position, bag)
+            if self.compiled.search is not None and (not self.house or self.settled(position)):
+                found = self._compiled_walk(position, bag)
+                if found is not None:
+                    return found
             return self._walk(position, bag, covered, entered, code, offset)
         except (_Restart, OutOfBudget):
             # this stretch was not searched to the end: it refutes nothing, so it leaves no trace
@@ -536,12 +550,13 @@ class WinSearch:
                     return False
             steps.append(step)
 
-    def _compiled_walk(self, position: Position, bag: int) -> bool:
+    def _compiled_walk(self, position: Position, bag: int) -> bool | None:
         """``_walk`` of ``position``, and the whole search under it, in the kernel
         (``solver_numba_search.KernelSearch``): the same stops, tests and moves, in the same order in
         a run that does not shuffle.  The kernel cannot read the clock, so a search with a time limit
         gives it ``COMPILED_CHUNK`` stops at a time (more each time), and looks at the clock in
-        between."""
+        between.  None if the kernel has too few frames for it (it is given enough for the longest
+        line: never), and the stretch is searched here."""
         kernel = self.compiled.search
         assert kernel is not None
         budget = self.budget
@@ -553,13 +568,17 @@ class WinSearch:
             for end in (node_limit, run_end):
                 if end is not None:
                     limit = min(limit, end - budget.nodes)
-            answer, stops, line = kernel.search(position[0], outside, len(position[2]), position[4], bag, limit)
+            answer, stops, line = kernel.search(
+                position[0], outside, len(position[2]), position[4], bag, limit, bool(position[5] & HOUSE_LAST_DRAW), budget.nodes
+            )
             budget.nodes += stops
             if answer == WON:
                 self.line.extend(reversed(line))
                 return True
             if answer == LOST:
                 return False
+            if answer == TOO_DEEP:
+                return None
             if node_limit is not None and budget.nodes > node_limit:
                 raise OutOfBudget
             if deadline is not None and budget.clock() > deadline:

@@ -27,7 +27,7 @@ from games.engine.solver import Verdict, solve
 from games.engine.rules import FULL_RANKS, Rules, StockModel
 from games.engine.solver_apex import FinalCard
 from games.engine.solver_kernel import KERNEL_AFTER, KERNEL_STOPS, MOST_OUTSIDE, WON, Stack, StackKernel, available
-from games.engine.solver_position import Position, SolverMove, Table, position_of, table_for
+from games.engine.solver_position import HOUSE_LAST_DRAW, Position, SolverMove, Table, position_of, table_for
 from games.engine.solver_relax import Relaxation, StackRelaxation
 from games.engine.solver_search import Budget, Compiled, OutOfBudget, WinSearch, deep_recursion
 
@@ -267,12 +267,14 @@ def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(preset: str, s
 
 # ------------------------------------------------------------------ the search itself, compiled
 
-#: the presets whose rules the kernel's search takes (``Compiled.searches``)
-SEARCHED_PRESETS = ["classic", "one-pass", "egyptian", "forty-open", "double"]
+#: the presets whose rules the kernel's search takes (``Compiled.searches``; forty-house's once the
+#: return-three can no longer happen)
+SEARCHED_PRESETS = ["classic", "one-pass", "egyptian", "forty-open", "double", "forty-house"]
 
 
 def entered_positions(game: Game, node_limit: int) -> tuple[Table, list[tuple[Position, int]]]:
-    """The positions (with their bags) a pure-Python search of ``game`` enters, in order."""
+    """The positions (with their bags) a pure-Python search of ``game`` enters, in order, those
+    the kernel's search takes (under the house rules, once the return-three can no longer happen)."""
     table = table_for(game)
     search = WinSearch(table, Budget(None, node_limit))
     search.stack.left = None  # pure Python throughout
@@ -281,7 +283,8 @@ def entered_positions(game: Game, node_limit: int) -> tuple[Table, list[tuple[Po
     python = search._search
 
     def noted(position: Position, bag: int) -> bool:
-        entered.append((position, bag))
+        if not table.house or search.settled(position):
+            entered.append((position, bag))
         return python(position, bag)
 
     search._search = noted  # type: ignore[method-assign]
@@ -298,7 +301,17 @@ def fresh_kernel_search(table: Table) -> KernelSearch:
     search = WinSearch(table, Budget(None, None))
     final = search.final.final if search.final_card else 0
     compiled = StackKernel(StackRelaxation(table, Relaxation(table))).compiled
-    kernel = KernelSearch(compiled, final, table.recycles, table.stock_top, table.stock_waste_pairs, table.rules.stock_size)
+    kernel = KernelSearch(
+        compiled,
+        final,
+        table.recycles,
+        table.stock_top,
+        table.stock_waste_pairs,
+        table.rules.stock_size,
+        table.house,
+        table.put_back,
+        WinSearch.HOUSE_STACK_AFTER if table.house else 0,
+    )
     kernel.shuffle(None)
     return kernel
 
@@ -324,6 +337,7 @@ def python_search(table: Table, position: Position, bag: int) -> tuple[bool, int
         ("egyptian", [872, 1134, 91, 789], 30_000, 12, 5),
         ("double", [195, 148], 30_000, 20, 3),
         ("forty-open", [368], 30_000, 40, 3),
+        ("forty-house", [788, 720, 561], 30_000, 12, 5),
     ],
 )
 def test_the_kernels_search_makes_the_stops_of_a_fresh_pure_python_search(
@@ -340,7 +354,8 @@ def test_the_kernels_search_makes_the_stops_of_a_fresh_pure_python_search(
         for position, bag in random.Random(seed).sample(entered, min(sample, len(entered))):
             won, stops, line = python_search(table, position, bag)
             answer, kernel_stops, kernel_line = fresh_kernel_search(table).search(
-                position[0], bytes(position[2] + position[1]), len(position[2]), position[4], bag, 1 << 62
+                position[0], bytes(position[2] + position[1]), len(position[2]), position[4], bag, 1 << 62,
+                bool(position[5] & HOUSE_LAST_DRAW),
             )
             assert (answer == WON, kernel_stops, kernel_line) == (won, stops, line), f"{preset} seed {seed}: {position}"
             compared += 1
@@ -377,7 +392,8 @@ def test_with_the_search_compiled_every_verdict_stays_and_every_line_wins(preset
 @pytest.mark.parametrize("name", [name for name, rules in VARIANTS.items() if Compiled.searches(table_for(Game.start(deal_from_seed(rules, 0))))])
 def test_the_kernels_search_cut_short_and_restarted_agrees_with_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs of two stops (so the kernel gives up in the middle of its stretches, again and again,
-    and shuffles): a given-up search must leave only finished stretches in the memo."""
+    and shuffles; under the house rules a search makes one run): a given-up search must leave only
+    finished stretches in the memo."""
     monkeypatch.setattr(WinSearch, "FIRST_RUN_NODES", 2)
     rules = VARIANTS[name]
     rng = random.Random(f"kernel search {name}")
@@ -389,7 +405,9 @@ def test_the_kernels_search_cut_short_and_restarted_agrees_with_brute_force(name
 
 
 @pytest.mark.usefixtures("kernel_at_once")
-@pytest.mark.parametrize(("preset", "seed"), [("egyptian", 872), ("egyptian", 789), ("double", 195), ("classic", 205)])
+@pytest.mark.parametrize(
+    ("preset", "seed"), [("egyptian", 872), ("egyptian", 789), ("double", 195), ("classic", 205), ("forty-house", 788)]
+)
 def test_the_kernels_search_given_a_few_stops_at_a_time_reaches_the_same_verdict(
     preset: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -419,3 +437,28 @@ def test_the_search_moves_to_the_kernel_where_its_rules_let_it_after_its_first_s
         except OutOfBudget:
             pass
         assert (search.compiled.search is not None) == (preset in SEARCHED_PRESETS), preset
+
+
+@pytest.mark.usefixtures("kernel_at_once")
+@pytest.mark.parametrize(("preset", "seed"), [("forty-house", 788), ("egyptian", 91), ("classic", 530)])
+def test_a_kernel_search_short_of_frames_leaves_the_stretch_to_python(
+    preset: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel is given frames for the longest line there can be; were it short of them, it
+    would hand the stretch back, and the search would walk it in Python, with the same verdict."""
+    moved = Compiled.__call__
+
+    def short(self: Compiled, kernel: StackKernel) -> None:
+        moved(self, kernel)
+        assert self.search is not None
+        self.search.stretches = self.search.stretches[:6].copy()
+
+    monkeypatch.setattr(Compiled, "__call__", short)
+    game = Game.start(deal_from_seed(PRESETS[preset], seed))
+    monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
+    python = solve(game)
+    monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "numba")
+    compiled = solve(game)
+    assert compiled.verdict is python.verdict is not Verdict.UNKNOWN
+    if compiled.verdict is Verdict.WINNABLE:
+        assert Game.replay(game.deal, compiled.line).outcome is Outcome.WON
