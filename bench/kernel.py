@@ -1,4 +1,4 @@
-"""The solver on the compiled stack relaxation against the solver on the pure-Python one, side by side.
+"""The solver on the compiled kernel against the solver in pure Python, side by side.
 
     .venv/bin/python bench/kernel.py [PRESET:SEED ...] [--runs 3] [--limit-s 30]
     .venv/bin/python bench/kernel.py --preset PRESET --deals N

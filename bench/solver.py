@@ -10,7 +10,7 @@ sometimes followed by a random legal move, so that both live and lost positions 
 Every winning line is replayed in the engine.  Per-deal times are CPU seconds of this process
 (``time.process_time``), steady on a shared machine; wall-clock figures follow them, with the
 machine's load.  The worst seed is the one with the most CPU time.  The figures are printed, never
-asserted.  Where Numba is installed the compiled stack relaxation is loaded before the clock starts
+asserted.  Where Numba is installed the compiled kernel is loaded before the clock starts
 (a worker has it loaded); ``PIRAMIDE_SOLVER_KERNEL=python`` times the pure-Python reference.
 """
 
@@ -55,11 +55,11 @@ def peak_megabytes() -> float:
 
 
 def warm_kernel() -> str:
-    """Load the compiled stack relaxation before the clock starts, as a long-lived worker has it
+    """Load the compiled kernel before the clock starts, as a long-lived worker has it
     loaded (docs/solver.md, "The compiled kernel"), and say what that took."""
     if not kernel_available():
-        return "stack relaxation: pure Python (Numba missing or PIRAMIDE_SOLVER_KERNEL=python)"
-    return f"stack relaxation: compiled kernel, loaded in {warm():.2f} s before timing (wall clock)"
+        return "solver: pure Python (Numba missing or PIRAMIDE_SOLVER_KERNEL=python)"
+    return f"solver: compiled kernel, loaded in {warm():.2f} s before timing (wall clock)"
 
 
 def main() -> None:
