@@ -24,10 +24,11 @@ from collections.abc import Callable
 from .solver_position import Table
 from .solver_relax import Relaxation, StackRelaxation
 
-#: questions a search asks the pure-Python stack relaxation before it moves to the kernel
+#: where the kernel is not loaded in the process yet: the questions a search asks the pure-Python
+#: stack relaxation before it moves to the kernel (and loads it); where it is, a search starts on it
 KERNEL_AFTER = 1000
-#: stops a search makes in pure Python before it moves to the kernel, where the whole search moves
-#: (``solver_numba_search``), whether or not it has asked the stack relaxation
+#: the same for the stops a search makes, where the whole search moves (``solver_numba_search``),
+#: whether or not it has asked the stack relaxation
 KERNEL_STOPS = 5000
 #: the kernel's answers: lost, clearable, given up (more than ``effort`` steps or the stops allowed),
 #: and a search's win
@@ -104,8 +105,10 @@ class Stack:
         #: called with the kernel once the questions go to it
         self.moved: Callable[[StackKernel], None] | None = None
         fits = table.size <= MOST_PYRAMID and table.rules.stock_size <= MOST_OUTSIDE
+        if after is None:
+            after = 0 if _loaded else KERNEL_AFTER
         #: questions still to ask before the move; None: never
-        self.left = (KERNEL_AFTER if after is None else after) if fits and available() else None
+        self.left = after if fits and available() else None
 
     def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, unburied: bool = False) -> bool:
         if self.left is not None and self.left > 0:

@@ -220,8 +220,11 @@ class WinSearch:
         #: rules let it, the whole search (``compiled.search``)
         self.compiled = Compiled(table, self.final if self.final_card else None, self.final.final if self.final_card else 0)
         self.stack.moved = self.compiled
-        #: the stops after which the whole search moves to the kernel, where the rules let it
-        self.kernel_at = solver_kernel.KERNEL_STOPS if Compiled.searches(table) and solver_kernel.SEARCH else 1 << 62
+        #: the stops from which the whole search moves to the kernel, where the rules let it: at once
+        #: where the kernel is loaded in the process already
+        self.kernel_at = 1 << 62
+        if Compiled.searches(table) and solver_kernel.SEARCH:
+            self.kernel_at = 0 if solver_kernel._loaded else solver_kernel.KERNEL_STOPS
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
         self.seen: set[Position] = set()
@@ -359,7 +362,7 @@ class WinSearch:
 
     def _search(self, position: Position, bag: int) -> bool:
         table = self.table
-        if self.budget.nodes > self.kernel_at:
+        if self.budget.nodes >= self.kernel_at:
             self.kernel_at = 1 << 62
             self.stack.move()
         stuck = self.stuck

@@ -25,6 +25,13 @@ from .builders import random_deal, random_games
 from .test_solver_brute import BEAM_VARIANTS, DEALS, VARIANTS
 
 
+@pytest.fixture(autouse=True)
+def pure_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pure-Python reference, whatever a test before this one loaded (a process with the kernel
+    loaded starts every search on it): ``test_solver_kernel.py`` holds the kernel to brute force."""
+    monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
+
+
 def beam_line(game: Game, width: int, seed: int = 0) -> tuple[Move, ...] | None:
     table = table_for(game)
     line = Beam(WinSearch(table, Budget(None, None))).run(position_of(game), width, random.Random(seed))

@@ -28,6 +28,13 @@ from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, random_deal, random_games,
 DEALS = int(os.environ.get("SOLVER_BRUTE_DEALS", "80"))
 
 
+@pytest.fixture(autouse=True)
+def pure_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pure-Python reference, whatever a test before this one loaded (a process with the kernel
+    loaded starts every search on it): ``test_solver_kernel.py`` holds the kernel to brute force."""
+    monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
+
+
 def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
     return tiny_rules("tiny", model, passes, rows, pair_sum=pair_sum, ranks=ranks, **flags)
 

@@ -26,7 +26,7 @@ from games.engine.game import Outcome
 from games.engine.solver import Verdict, solve
 from games.engine.rules import FULL_RANKS, Rules, StockModel
 from games.engine.solver_apex import FinalCard
-from games.engine.solver_kernel import KERNEL_AFTER, KERNEL_STOPS, MOST_OUTSIDE, WON, Stack, StackKernel, available
+from games.engine.solver_kernel import KERNEL_AFTER, KERNEL_STOPS, MOST_OUTSIDE, WON, Stack, StackKernel, available, warm
 from games.engine.solver_position import HOUSE_LAST_DRAW, Position, SolverMove, Table, position_of, table_for
 from games.engine.solver_relax import Relaxation, StackRelaxation
 from games.engine.solver_search import Budget, Compiled, OutOfBudget, WinSearch, deep_recursion
@@ -61,6 +61,7 @@ def recorded(game: Game, node_limit: int, effort: int = 2000) -> tuple[Table, li
     search = WinSearch(table, Budget(None, node_limit))
     recording = Recording(table, search.relaxation, effort)
     search.stack = recording
+    search.kernel_at = 1 << 62  # (the search itself stays in Python too)
     try:
         search.run(position_of(game))
     except OutOfBudget:
@@ -123,6 +124,7 @@ def test_a_search_on_the_kernel_makes_the_stops_of_a_pure_python_one(
         monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "numba")
         for after in (0, 50):
             monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", after)
+            monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
             compiled = solve(game, node_limit=60_000)
             assert (compiled.verdict, compiled.states, compiled.line) == (python.verdict, python.states, python.line), (
                 f"{preset} seed {seed}, kernel after {after} questions"
@@ -130,7 +132,9 @@ def test_a_search_on_the_kernel_makes_the_stops_of_a_pure_python_one(
 
 
 @pytest.mark.usefixtures("kernel_on")
-def test_the_search_moves_to_the_kernel_after_its_first_questions() -> None:
+def test_the_search_moves_to_the_kernel_after_its_first_questions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the kernel is not loaded in the process yet (loading it takes half a second)."""
+    monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
     game = Game.start(deal_from_seed(PRESETS["one-pass"], 74))
     table, questions = recorded(game, 5_000)
     assert len(questions) > KERNEL_AFTER
@@ -267,6 +271,8 @@ def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(preset: str, s
 
 # ------------------------------------------------------------------ the search itself, compiled
 
+#: the benchmark's slowest deal of each preset (each makes tens of thousands of stops)
+SLOWEST = {"classic": 205, "one-pass": 615, "egyptian": 789, "forty-open": 368, "double": 195, "forty-house": 788, "forty": 59}
 #: the presets whose rules the kernel's search takes (``Compiled.searches``; forty-house's once the
 #: return-three can no longer happen)
 SEARCHED_PRESETS = ["classic", "one-pass", "egyptian", "forty-open", "double", "forty-house"]
@@ -426,10 +432,9 @@ def test_the_kernels_search_given_a_few_stops_at_a_time_reaches_the_same_verdict
 
 @pytest.mark.usefixtures("kernel_on")
 def test_the_search_moves_to_the_kernel_where_its_rules_let_it_after_its_first_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
     monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 1 << 30)  # (not for its stack questions)
-    # the benchmark's slowest deal of each preset: each makes more stops than that
-    slowest = {"classic": 205, "one-pass": 615, "egyptian": 789, "forty-open": 368, "double": 195, "forty-house": 788, "forty": 59}
-    for preset, seed in slowest.items():
+    for preset, seed in SLOWEST.items():
         game = Game.start(deal_from_seed(PRESETS[preset], seed))
         search = WinSearch(table_for(game), Budget(None, KERNEL_STOPS + 2_000))
         try:
@@ -462,3 +467,20 @@ def test_a_kernel_search_short_of_frames_leaves_the_stretch_to_python(
     assert compiled.verdict is python.verdict is not Verdict.UNKNOWN
     if compiled.verdict is Verdict.WINNABLE:
         assert Game.replay(game.deal, compiled.line).outcome is Outcome.WON
+
+
+@pytest.mark.usefixtures("kernel_on")
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_where_the_kernel_is_loaded_a_search_starts_on_it(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loaded already (a worker loads it as it starts), the kernel costs a search nothing to move
+    to: it starts there, timed or not, where the rules let it."""
+    warm()
+    game = Game.start(deal_from_seed(PRESETS[preset], SLOWEST[preset]))
+    for time_limit in (None, 60.0):
+        search = WinSearch(table_for(game), Budget(time_limit, None))
+        line = search.run(position_of(game))
+        on_kernel = isinstance(getattr(search.stack.clearable, "__self__", None), StackKernel)
+        assert on_kernel, preset
+        assert (search.compiled.search is not None) == (preset in SEARCHED_PRESETS), preset
+        if line is not None:
+            assert Game.replay(game.deal, table_for(game).to_moves(line)).outcome is Outcome.WON
