@@ -172,20 +172,25 @@ class Compiled:
             self.final.compile()
         table = self.table
         if solver_kernel.SEARCH and self.searches(table):
-            from .solver_numba_search import KernelSearch
-
-            self.search = KernelSearch(
-                kernel.compiled,
-                self.final_value,
-                table.recycles,
-                table.stock_top,
-                table.stock_waste_pairs,
-                table.rules.stock_size,
-                table.house,
-                table.put_back,
-                WinSearch.HOUSE_STACK_AFTER if table.house else 0,
-            )
+            self.search = self.kernel_search(kernel, table, self.final_value)
             self.search.shuffle(self.run or None)
+
+    @staticmethod
+    def kernel_search(kernel: StackKernel, table: Table, final_value: int) -> KernelSearch:
+        """The kernel's search for ``table``'s rules, on ``kernel``'s table and memo."""
+        from .solver_numba_search import KernelSearch
+
+        return KernelSearch(
+            kernel.compiled,
+            final_value,
+            table.recycles,
+            table.stock_top,
+            table.stock_waste_pairs,
+            table.rules.stock_size,
+            table.house,
+            table.put_back,
+            WinSearch.HOUSE_STACK_AFTER if table.house else 0,
+        )
 
 
 class WinSearch:

@@ -302,22 +302,9 @@ def entered_positions(game: Game, node_limit: int) -> tuple[Table, list[tuple[Po
 
 
 def fresh_kernel_search(table: Table) -> KernelSearch:
-    from games.engine.solver_numba_search import KernelSearch
-
     search = WinSearch(table, Budget(None, None))
     final = search.final.final if search.final_card else 0
-    compiled = StackKernel(StackRelaxation(table, Relaxation(table))).compiled
-    kernel = KernelSearch(
-        compiled,
-        final,
-        table.recycles,
-        table.stock_top,
-        table.stock_waste_pairs,
-        table.rules.stock_size,
-        table.house,
-        table.put_back,
-        WinSearch.HOUSE_STACK_AFTER if table.house else 0,
-    )
+    kernel = Compiled.kernel_search(StackKernel(StackRelaxation(table, Relaxation(table))), table, final)
     kernel.shuffle(None)
     return kernel
 
