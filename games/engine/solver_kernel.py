@@ -46,6 +46,11 @@ _loaded = False
 MOST_PYRAMID, MOST_OUTSIDE = 62, 60
 
 
+def loaded() -> bool:
+    """The kernel's code is loaded in this process: a search costs nothing to move to it."""
+    return _loaded
+
+
 def available() -> bool:
     """Numba is installed and not turned off (``PIRAMIDE_SOLVER_KERNEL=python``)."""
     if os.environ.get("PIRAMIDE_SOLVER_KERNEL", "numba") == "python":

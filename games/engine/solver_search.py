@@ -142,8 +142,8 @@ def fellows_at_stake(table: Table, removed: int, a: int, b: int) -> bool:
 
 class Compiled:
     """What a search moves to the kernel once its stack relaxation does (``Stack.moved``): the final
-    card's count, and where nothing looks back and only the tops play, the whole search
-    (``search``, ``solver_numba_search.KernelSearch``).  A callback on this, not on the search: a
+    card's count, and where the rules let it (``searches``), the whole search (``search``,
+    ``solver_numba_search.KernelSearch``).  A callback on this, not on the search: a
     cycle through the search would keep the kernel's memory until the collector ran, which the
     kernel's allocations do not prompt."""
 
@@ -229,7 +229,7 @@ class WinSearch:
         #: where the kernel is loaded in the process already
         self.kernel_at = 1 << 62
         if Compiled.searches(table) and solver_kernel.SEARCH:
-            self.kernel_at = 0 if solver_kernel._loaded else solver_kernel.KERNEL_STOPS
+            self.kernel_at = 0 if solver_kernel.loaded() else solver_kernel.KERNEL_STOPS
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)
         self.seen: set[Position] = set()
@@ -255,9 +255,9 @@ class WinSearch:
     #: the width of the beam after the first run; it doubles after each run, as the runs' shares do,
     #: up to ``BEAM_MOST_WIDTH`` (its table of positions grows with it)
     BEAM_FIRST_WIDTH = 16
+    BEAM_MOST_WIDTH = 2048
     #: stops the kernel's search makes between two looks at the clock, at first
     COMPILED_CHUNK = 4096
-    BEAM_MOST_WIDTH = 2048
 
     def run(self, start: Position) -> list[SolverMove] | None:
         table = self.table
