@@ -26,7 +26,7 @@ from games.engine.game import Outcome
 from games.engine.solver import Verdict, solve
 from games.engine.rules import FULL_RANKS, Rules, StockModel
 from games.engine.solver_apex import FinalCard
-from games.engine.solver_kernel import KERNEL_AFTER, KERNEL_STOPS, MOST_OUTSIDE, WON, Stack, StackKernel, available, warm
+from games.engine.solver_kernel import KERNEL_AFTER, KERNEL_STOPS, LOST, MOST_OUTSIDE, WON, Stack, StackKernel, available, warm
 from games.engine.solver_position import HOUSE_LAST_DRAW, Position, SolverMove, Table, position_of, table_for
 from games.engine.solver_relax import Relaxation, StackRelaxation
 from games.engine.solver_search import Budget, Compiled, OutOfBudget, WinSearch, deep_recursion
@@ -471,3 +471,28 @@ def test_where_the_kernel_is_loaded_a_search_starts_on_it(preset: str, monkeypat
         assert (search.compiled.search is not None) == (preset in SEARCHED_PRESETS), preset
         if line is not None:
             assert Game.replay(game.deal, table_for(game).to_moves(line)).outcome is Outcome.WON
+
+
+@pytest.mark.usefixtures("kernel_on")
+def test_the_kernels_table_covers_a_stretch_from_the_same_pointer_or_later_never_from_earlier() -> None:
+    """Dominance (docs/solver.md, "Stretches"): a lost stretch covers the stretches of its key that
+    start at its pointer or later in the same pass, and no earlier one (those reach stops it never
+    stood on)."""
+    game = Game.start(deal_from_seed(PRESETS["classic"], 205))
+    table, entered = entered_positions(game, 3_000)
+    checked = 0
+    for position, bag in entered:
+        removed, stock, waste, _, recycles, _ = position
+        if recycles == table.recycles or not waste or not stock:
+            continue
+        kernel = fresh_kernel_search(table)
+        outside, p = bytes(waste + stock), len(waste)
+        if kernel.search(removed, outside, p, recycles, bag, 1 << 62)[0] != LOST:
+            continue
+        assert kernel.search(removed, outside, p, recycles, bag, 1 << 62)[:2] == (LOST, 0)
+        assert kernel.search(removed, outside, p + 1, recycles, bag, 1 << 62)[:2] == (LOST, 0)
+        assert kernel.search(removed, outside, p - 1, recycles, bag, 1 << 62)[1] > 0
+        checked += 1
+        if checked == 20:
+            break
+    assert checked == 20, "the search should have entered lost stretches with cards on the waste and in the stock"
