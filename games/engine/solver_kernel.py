@@ -1,5 +1,6 @@
-"""The stack relaxation (rule 6), and with it the final card's count (rule 8), compiled where
-Numba is installed (docs/solver.md, "The compiled kernel").
+"""The stack relaxation (rule 6), and with it the final card's count (rule 8) and, where the rules
+let it, the whole search (``solver_numba_search``), compiled where Numba is installed
+(docs/solver.md, "The compiled kernel").
 
 ``StackKernel`` answers exactly what ``solver_relax.StackRelaxation`` answers, question for question:
 the same moves in the same order, the same memo, the same step cap, so a search asking either makes
@@ -118,25 +119,19 @@ class Stack:
     def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, unburied: bool = False) -> bool:
         if self.left is not None and self.left > 0:
             self.left -= 1
-        elif self.left is not None and (_loaded or not self.timed):
-            return self._move().clearable(removed, waste, bag, waste_bag, unburied)
-        else:
-            # never, or not in this search: loading the kernel would come out of its time
-            self.left = None
+        elif self.move():
+            # (``clearable`` is the kernel's now)
+            return self.clearable(removed, waste, bag, waste_bag, unburied)
         return self.python.clearable(removed, waste, bag, waste_bag, unburied)
 
     def move(self) -> bool:
-        """Move to the kernel now, before the questions are asked (where it may move at all: as
-        ``clearable`` would); whether it did."""
+        """Move to the kernel now, where it may move at all: not where it is unavailable, and, in a
+        search with a time limit, only where it is loaded already (loading it would come out of the
+        search's time).  Whether it did; once it has, or cannot, it never moves again."""
+        global _loaded
         if self.left is None or not (_loaded or not self.timed):
             self.left = None
             return False
-        self._move()
-        return True
-
-    def _move(self) -> StackKernel:
-        global _loaded
-        # (once: the questions go to the kernel from now on)
         self.left = None
         kernel = StackKernel(self.python)
         # from now on the search calls the kernel itself
@@ -144,7 +139,7 @@ class Stack:
         _loaded = True
         if self.moved is not None:
             self.moved(kernel)
-        return kernel
+        return True
 
 
 def warm() -> float:
@@ -158,8 +153,8 @@ def warm() -> float:
 
     started = time.perf_counter()
     table = table_for(Game.start(deal_from_seed(PRESETS["classic"], 0)))
-    # a memo handed over, a question, the final card's count and the last pass's search (Numba
-    # compiles a function with everything it calls)
+    # a memo handed over, a question, the final card's count, the search and the beam's question to
+    # its table (Numba compiles a function with everything it calls)
     python = StackRelaxation(table, Relaxation(table))
     python.memo[0, (2,), 0] = False
     kernel = StackKernel(python)
@@ -168,8 +163,9 @@ def warm() -> float:
     from .solver_numba_search import KernelSearch
 
     warm_final_count()
-    KernelSearch(kernel.compiled, 1, 2, True, True, 24).search(0, bytes((1, 12)), 1, 0, 0, 1)
-    KernelSearch(kernel.compiled, 1, 2, True, True, 24).refuted(0, bytes((1, 12)), 1, 0)
+    search = KernelSearch(kernel.compiled, 1, 2, True, True, 24)
+    search.search(0, bytes((1, 12)), 1, 0, 0, 1)
+    search.refuted(0, bytes((1, 12)), 1, 0)
     global _loaded
     _loaded = True
     return time.perf_counter() - started

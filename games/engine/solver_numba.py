@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from .solver_kernel import CLEARABLE, GAVE_UP, LOST, WON
+from .solver_kernel import CLEARABLE, GAVE_UP, LOST
 from .solver_position import Table
 
 #: rows of the table array (one entry per pyramid place, or per value for BY_VALUE)
@@ -30,8 +30,8 @@ FRAME_KEY, FRAME_WASTE = 3, 9
 PER_WORD, WORDS = 15, 4
 #: the memo's keys: (removed, bag, the waste's words) for the stack relaxation, whose waste is never
 #: empty there (values start at 1: the first word is not 0), and (removed, bag, 0, 0, 0, 0) for the
-#: bag relaxation; one dictionary for both, since each one passed to the kernel costs about a
-#: microsecond a call
+#: bag relaxation; one dictionary for both (and for ``solver_numba_search``'s keys, told apart by
+#: marks), since each one passed to the kernel costs about a microsecond a call
 KEY = types.UniTuple(types.int64, 2 + WORDS)  # type: ignore[no-untyped-call]
 
 
@@ -544,5 +544,3 @@ class FinalCount:
 def warm_final_count() -> None:
     """Load ``_last_pass`` (whatever the apex of the deal at hand)."""
     _last_pass(bytes((1, 12)), 1, 12, 13, np.array([[1, 1]], np.int64), np.zeros(14, np.int64))
-
-

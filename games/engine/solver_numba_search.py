@@ -275,7 +275,6 @@ def _needs(tab: np.ndarray, removed: int, needy: np.ndarray, room: np.ndarray) -
     return rows
 
 
-
 @njit(cache=True)
 def _buried_paired(tab: np.ndarray, removed: int, seq: np.ndarray, p: int, n: int) -> int:
     """``solver_relax.buried`` where stock and waste pair: a waste card stays for good, with every
@@ -302,15 +301,9 @@ def _stretch_key(
     """``WinSearch._key`` of the position (``removed``, outside cards ``seq[:n]``, ``p`` of them on
     the waste, ``r`` recycles used, ``last_draw``: the last move was a draw): the outside sequence
     packed into ``words`` (the memo key is (removed, the words, ``STRETCH_MARK``)), and the code."""
-    if tab[SCALARS, HOUSE]:
-        # only "was the last move a draw" still matters, and it only adds a put-back
-        for k in range(WORDS):
-            words[k] = 0
-        for k in range(n):
-            words[k // PER_WORD] |= seq[k] << 4 * (k % PER_WORD)
-        return (r << 9) + (p << 1) + (0 if last_draw else 1)
+    house = tab[SCALARS, HOUSE]
     dead = 0
-    if r == tab[SCALARS, RECYCLES] and not tab[SCALARS, PAIRS] and p:
+    if not house and r == tab[SCALARS, RECYCLES] and not tab[SCALARS, PAIRS] and p:
         # a last-pass key leaves the buried cards out, a wall in their place
         dead = _buried_alone(tab, removed, seq[:p])
     words[:] = 0
@@ -321,7 +314,9 @@ def _stretch_key(
     for k in range(dead, n):
         words[t // PER_WORD] |= seq[k] << 4 * (t % PER_WORD)
         t += 1
-    return (r << 9) + (p - dead + (1 if dead else 0) << 1)
+    code = (r << 9) + (p - dead + (1 if dead else 0) << 1)
+    # under the house rules only "was the last move a draw" still matters (it only adds a put-back)
+    return code + 1 if house and not last_draw else code
 
 
 @njit(cache=True)
@@ -416,12 +411,12 @@ def _last_pass_cut(
 ) -> bool:
     """The tests of a last-pass stop (``WinSearch._walk``: rules 5 to 8): whether they end the
     stretch here."""
+    if tab[SCALARS, HOUSE]:
+        return _house_stack_cut(tab, memo, stack_work, frame)
     frames, options, bag_work, question = stack_work
     removed, n, p, bag = frame[F_REMOVED], frame[F_N], frame[F_P], frame[F_BAG]
     seq = frame[SEQ : SEQ + n]
     pairs = tab[SCALARS, PAIRS]
-    if tab[SCALARS, HOUSE]:
-        return _house_stack_cut(tab, memo, stack_work, frame)
     last_dead = frame[F_LAST_DEAD]
     dead = 0
     if p > pairs:

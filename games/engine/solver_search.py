@@ -147,10 +147,11 @@ class Compiled:
     cycle through the search would keep the kernel's memory until the collector ran, which the
     kernel's allocations do not prompt."""
 
-    def __init__(self, table: Table, final: FinalCard | None, final_value: int) -> None:
+    def __init__(self, table: Table, final: FinalCard | None) -> None:
         self.final = final
-        self.final_value = final_value
         self.table = table
+        #: the search itself moves too
+        self.searching = solver_kernel.SEARCH and self.searches(table)
         #: the run the search is in (0: the first, whose order is not shuffled)
         self.run = 0
         self.search: KernelSearch | None = None
@@ -170,9 +171,8 @@ class Compiled:
     def __call__(self, kernel: StackKernel) -> None:
         if self.final is not None:
             self.final.compile()
-        table = self.table
-        if solver_kernel.SEARCH and self.searches(table):
-            self.search = self.kernel_search(kernel, table, self.final_value)
+        if self.searching:
+            self.search = self.kernel_search(kernel, self.table, self.final.final if self.final is not None else 0)
             self.search.shuffle(self.run or None)
 
     @staticmethod
@@ -223,12 +223,12 @@ class WinSearch:
         self.final_card = self.segmented and not table.stock_top and bool(self.final.final)
         #: what moves to the kernel with the stack relaxation: the final card's count, and where the
         #: rules let it, the whole search (``compiled.search``)
-        self.compiled = Compiled(table, self.final if self.final_card else None, self.final.final if self.final_card else 0)
+        self.compiled = Compiled(table, self.final if self.final_card else None)
         self.stack.moved = self.compiled
         #: the stops from which the whole search moves to the kernel, where the rules let it: at once
         #: where the kernel is loaded in the process already
         self.kernel_at = 1 << 62
-        if Compiled.searches(table) and solver_kernel.SEARCH:
+        if self.compiled.searching:
             self.kernel_at = 0 if solver_kernel.loaded() else solver_kernel.KERNEL_STOPS
         self.visited: dict[tuple[int, tuple[int, ...], int], int] = {}
         #: under ``draw_only_when_stuck``: every stop entered, exactly (no dominance between stops)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -26,7 +26,18 @@ from games.engine.game import Outcome
 from games.engine.solver import Verdict, solve
 from games.engine.rules import FULL_RANKS, Rules, StockModel
 from games.engine.solver_apex import FinalCard
-from games.engine.solver_kernel import KERNEL_AFTER, KERNEL_STOPS, LOST, MOST_OUTSIDE, WON, Stack, StackKernel, available, warm
+from games.engine.solver_kernel import (
+    GAVE_UP,
+    KERNEL_AFTER,
+    KERNEL_STOPS,
+    LOST,
+    MOST_OUTSIDE,
+    WON,
+    Stack,
+    StackKernel,
+    available,
+    warm,
+)
 from games.engine.solver_position import HOUSE_LAST_DRAW, Position, SolverMove, Table, position_of, table_for
 from games.engine.solver_relax import Relaxation, StackRelaxation
 from games.engine.solver_search import Budget, Compiled, OutOfBudget, WinSearch, deep_recursion
@@ -38,6 +49,8 @@ pytest.importorskip("numba")
 
 if TYPE_CHECKING:
     from games.engine.solver_numba_search import KernelSearch
+else:
+    KernelSearch = pytest.importorskip("games.engine.solver_numba_search").KernelSearch
 
 Question = tuple[int, tuple[int, ...], int, int, bool]
 
@@ -410,7 +423,19 @@ def test_the_kernels_search_given_a_few_stops_at_a_time_reaches_the_same_verdict
     game = Game.start(deal_from_seed(PRESETS[preset], seed))
     untimed = solve(game)
     monkeypatch.setattr(WinSearch, "COMPILED_CHUNK", 1)
+    warm()  # (a search with a time limit moves to the kernel only where it is loaded)
+    given_up = 0
+    search = KernelSearch.search
+
+    def counted(self: KernelSearch, *args: Any) -> tuple[int, int, list[tuple[int, int, int]]]:
+        nonlocal given_up
+        answer = search(self, *args)
+        given_up += answer[0] == GAVE_UP
+        return answer
+
+    monkeypatch.setattr(KernelSearch, "search", counted)
     timed = solve(game, time_limit=600)
+    assert given_up, "the kernel should have run out of its first chunks"
     assert timed.verdict is untimed.verdict is not Verdict.UNKNOWN
     assert solve(game, node_limit=500).verdict is Verdict.UNKNOWN
     if timed.verdict is Verdict.WINNABLE:
@@ -446,11 +471,22 @@ def test_a_kernel_search_short_of_frames_leaves_the_stretch_to_python(
         self.search.stretches = self.search.stretches[:6].copy()
 
     monkeypatch.setattr(Compiled, "__call__", short)
+    handed_back = 0
+    walk = WinSearch._compiled_walk
+
+    def counted(self: WinSearch, position: Position, bag: int) -> bool | None:
+        nonlocal handed_back
+        found = walk(self, position, bag)
+        handed_back += found is None
+        return found
+
+    monkeypatch.setattr(WinSearch, "_compiled_walk", counted)
     game = Game.start(deal_from_seed(PRESETS[preset], seed))
     monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
     python = solve(game)
     monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "numba")
     compiled = solve(game)
+    assert handed_back, "six frames should have been too few"
     assert compiled.verdict is python.verdict is not Verdict.UNKNOWN
     if compiled.verdict is Verdict.WINNABLE:
         assert Game.replay(game.deal, compiled.line).outcome is Outcome.WON
