@@ -33,7 +33,7 @@ class _Found(Exception):
 
 
 class ParSearch:
-    #: steps of the first search, which only looks for a good floor
+    #: steps of the first search, which only looks for a good floor (on a deal that can be won)
     FIRST_STEPS = 3000
     cap: int | None = None
     #: a score no line can beat: reaching it ends the search
@@ -74,11 +74,16 @@ class ParSearch:
         """The par from ``start``; ``floor`` is a score some known line (``floor_line``) already reaches.
 
         A search told that some score is already reached prunes far harder than one that has to
-        find good lines first.  So a short search with a step cap gives a first floor; then,
-        from the bound of the start downwards, each try assumes the par is the target ``T`` and
-        searches for a line above ``T - 10``.  A try that finds none proves the par is below ``T``;
-        so the first try that finds one has found the par and stops there.  Once the target falls
-        to the best score already reached, that score is the par.
+        find good lines first.  So on a deal that can be won, a short search with a step cap gives
+        a first floor; then, from the bound of the start downwards, each try assumes the par is the
+        target ``T`` and searches for a line above ``T - 10``.  A try that finds none proves the
+        par is below ``T``; so the first try that finds one has found the par and stops there.
+        Once the target falls to the best score already reached, that score is the par.
+
+        On a deal that cannot be won, the bound of the start stands further above the par, and
+        stepping down from it costs more searches: there the first search has no cap, and raising
+        the score to beat with each better line it meets, it finds the par alone (docs/solver.md,
+        "Targets").
         """
         table = self.table
         self.best = table.score(start, self.stock_size)
@@ -93,7 +98,7 @@ class ParSearch:
             target = score + 10 * self.start_units(start)
             if self.best >= target:
                 return
-            self.cap = self.budget.nodes + self.FIRST_STEPS
+            self.cap = self.budget.nodes + self.FIRST_STEPS if self.winnable else None
             self.enough = target
             try:
                 self._search(start, score)
@@ -102,7 +107,8 @@ class ParSearch:
             except _Found:
                 return
             else:
-                # the capped search ended within its steps: it searched everything, its best is the par
+                # the first search ended within its steps (or had none): it searched everything, its
+                # best is the par
                 return
             finally:
                 self.cap = None

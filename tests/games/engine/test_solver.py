@@ -13,7 +13,10 @@ from games.engine.deal import parse_deal
 from games.engine.game import Game, IllegalMoveError, Outcome
 from games.engine.moves import DRAW, parse_moves
 from games.engine.rules import PRESETS, get_rules
+from games.engine import solver
 from games.engine.solver import Hint, Verdict, hint, review, solve, solve_par
+from games.engine.solver_par import ParSearch
+from games.engine.solver_position import Position
 
 #: 200 classic deals with the verdict of an established public solver (shared/deals/classic-public.tsv)
 PUBLIC_DEALS = Path(__file__).with_name("solver_classic_public.tsv")
@@ -109,6 +112,44 @@ def test_par_cut_short_while_trying_targets_still_returns_a_line_that_reaches_it
     par = solve_par(game, node_limit=node_limit)
     assert not par.exact
     assert Game.replay(game.deal, par.line).score == par.score
+
+
+def root_searches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The score each search of the par from the start must reach to stop early, in order."""
+    targets: list[int] = []
+
+    class Recording(ParSearch):
+        def _search(self, position: Position, score: int, outside: tuple[int, int] | None = None) -> None:
+            if not self.path:
+                targets.append(self.enough)
+            super()._search(position, score, outside)
+
+    monkeypatch.setattr(solver, "ParSearch", Recording)
+    return targets
+
+
+@pytest.mark.parametrize(("seed", "par"), [(202, 490), (82, 350)])
+def test_par_of_a_deal_that_cannot_be_won_is_one_search_from_the_floor(
+    monkeypatch: pytest.MonkeyPatch, seed: int, par: int
+) -> None:
+    # the bound of the start (500, 360) stands above the par: tries stepping down would take several searches
+    targets = root_searches(monkeypatch)
+    game = Game.from_seed("classic", seed)
+    assert solve(game).verdict is Verdict.UNWINNABLE
+    result = solve_par(game)
+    assert result.exact and result.score == par
+    assert Game.replay(game.deal, result.line).score == par
+    assert len(targets) == 1 and targets[0] > par
+
+
+def test_par_of_a_deal_that_can_be_won_steps_down_from_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    targets = root_searches(monkeypatch)
+    game = Game.from_seed("classic", 259)
+    assert solve(game).verdict is Verdict.WINNABLE
+    result = solve_par(game)
+    assert result.exact and result.score == 580
+    # the capped search, then the bound (590, not reached), then 580
+    assert targets == [590, 590, 580]
 
 
 def test_hint_is_the_next_move_of_a_winning_line() -> None:
