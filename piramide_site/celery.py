@@ -66,16 +66,19 @@ def _visibility_timeout(sender: Celery, **kwargs: object) -> None:
 
 
 @worker_process_init.connect
-def _load_solver_kernel(**kwargs: object) -> None:
+def _load_solver_kernel(**kwargs: object) -> threading.Thread | None:
     """Load the solver's compiled kernel in each worker process, beside its first tasks: a search
     with a time limit moves to it only once it is loaded (docs/solver.md, "The compiled kernel").
     On a thread, since Celery kills a process whose start takes over four seconds, and compiling
     the kernel where no cache holds it takes longer; if it cannot be loaded, the process solves in
-    pure Python, as without Numba."""
+    pure Python, as without Numba.  The thread, if one was started."""
     from games.engine.solver_kernel import available
 
-    if available():
-        threading.Thread(target=_warm_solver_kernel, name="solver-kernel", daemon=True).start()
+    if not available():
+        return None
+    thread = threading.Thread(target=_warm_solver_kernel, name="solver-kernel", daemon=True)
+    thread.start()
+    return thread
 
 
 def _warm_solver_kernel() -> None:

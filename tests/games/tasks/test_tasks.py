@@ -98,16 +98,15 @@ def test_a_real_worker_fills_the_days_ahead_once(celery_worker, today):
 def test_a_worker_process_loads_the_solver_kernel_on_a_thread_as_it_starts(monkeypatch) -> None:
     """A search with a time limit moves to the compiled kernel only where it is loaded (docs/solver.md):
     each worker process loads it beside its first tasks, and solves in pure Python if it cannot."""
-    import threading
-
     from games.engine import solver_kernel
     from piramide_site import celery as celery_app
 
     pytest.importorskip("numba")
     monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "numba")
     monkeypatch.setattr(solver_kernel, "_loaded", False)
-    celery_app._load_solver_kernel()
-    [loader] = [thread for thread in threading.enumerate() if thread.name == "solver-kernel"]
+    # (the thread itself: where the kernel is loaded already, it may have ended before anyone looks for it)
+    loader = celery_app._load_solver_kernel()
+    assert loader is not None and loader.name == "solver-kernel"
     loader.join(timeout=120)
     assert solver_kernel._loaded
 
@@ -115,8 +114,7 @@ def test_a_worker_process_loads_the_solver_kernel_on_a_thread_as_it_starts(monke
         raise RuntimeError("no LLVM here")
 
     monkeypatch.setattr(solver_kernel, "warm", broken)
-    celery_app._load_solver_kernel()
-    for thread in threading.enumerate():
-        if thread.name == "solver-kernel":
-            thread.join(timeout=120)
+    loader = celery_app._load_solver_kernel()
+    assert loader is not None
+    loader.join(timeout=120)
     assert not solver_kernel.available()
