@@ -84,7 +84,6 @@ def main() -> None:
     undecided: list[int] = []
     par_seconds: list[float] = []
     par_cpu: list[float] = []
-    par_exact_cpu: list[float] = []
     par_inexact: list[int] = []
     par_late: list[int] = []
     par_scores: list[str] = []
@@ -115,7 +114,6 @@ def main() -> None:
             par_seconds.append(elapsed)
             par_cpu.append(cpu)
             if par.exact:
-                par_exact_cpu.append(cpu)
                 if cpu > args.par_limit_s:
                     # exact, but the budget is looked at every few stops: past the limit all the same
                     par_late.append(seed)
