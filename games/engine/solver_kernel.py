@@ -142,6 +142,15 @@ class Stack:
         return True
 
 
+def par_kernel(table: Table, timed: bool) -> bool:
+    """Whether the par search's clearing question runs compiled (``solver_numba_par``): where the
+    kernel is available and the deal fits, where removals take only the pyramid's, the stock's and
+    the waste's top cards (no card held in play, no house rules), and, in a search with a time
+    limit, only where the kernel is loaded already."""
+    fits = table.size <= MOST_PYRAMID and table.rules.stock_size <= MOST_OUTSIDE
+    return fits and table.top_removals and available() and (_loaded or not timed)
+
+
 def warm() -> float:
     """Compile the kernel, or load it from Numba's cache, now rather than in the middle of a
     search; the seconds it took.  ``python -m games.engine.solver_kernel`` does it from the command
@@ -149,7 +158,7 @@ def warm() -> float:
     from .deal import deal_from_seed
     from .game import Game
     from .rules import PRESETS
-    from .solver_position import table_for
+    from .solver_position import position_of, table_for
 
     started = time.perf_counter()
     table = table_for(Game.start(deal_from_seed(PRESETS["classic"], 0)))
@@ -166,6 +175,13 @@ def warm() -> float:
     search = KernelSearch(kernel.compiled, 1, 2, True, True, 24)
     search.search(0, bytes((1, 12)), 1, 0, 0, 1)
     search.refuted(0, bytes((1, 12)), 1, 0)
+    from .solver_numba_par import KernelPerfect
+    from .solver_parbound import Perfect, RelaxedMax, StackMax
+    from .solver_search import Budget
+
+    relaxed = RelaxedMax(table, True)
+    start = position_of(Game.start(deal_from_seed(PRESETS["classic"], 0)))
+    KernelPerfect(Perfect(table, relaxed, StackMax(table, relaxed), lambda: None), Budget(None, None)).possible(start, 1)
     global _loaded
     _loaded = True
     return time.perf_counter() - started

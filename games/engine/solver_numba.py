@@ -419,19 +419,27 @@ def _remember(memo: Dict, keys: np.ndarray, known: np.ndarray) -> None:
         memo[(key[0], key[1], key[2], key[3], key[4], key[5])] = known[row]
 
 
+def table_array(table: Table, rows: int) -> np.ndarray:
+    """The deal's table as the kernels read it: ``rows`` rows of ``WIDTH``, the first five filled in
+    (``VALUES`` to ``BY_VALUE``), the rest for the caller's scalars."""
+    size = table.size
+    tab = np.zeros((rows, WIDTH), np.int64)
+    tab[VALUES, :size] = table.values
+    tab[MATES, :size] = table.mates
+    tab[COVER, :size] = table.cover
+    tab[RELATED, :size] = table.related
+    for v, mask in table.by_value.items():
+        tab[BY_VALUE, v] = mask
+    return tab
+
+
 class Compiled:
     """One search's compiled stack relaxation: the deal's table as an array, the two memos (for
     the whole solve) and the frames."""
 
     def __init__(self, table: Table, reach: int, bag_reach: int, unbury: bool, effort: int) -> None:
         size = table.size
-        tab = np.zeros((6, WIDTH), np.int64)
-        tab[VALUES, :size] = table.values
-        tab[MATES, :size] = table.mates
-        tab[COVER, :size] = table.cover
-        tab[RELATED, :size] = table.related
-        for v, mask in table.by_value.items():
-            tab[BY_VALUE, v] = mask
+        tab = table_array(table, 6)
         tab[SCALARS, : STEPS + 1] = (size, table.full, table.king, table.pair_sum, reach, bag_reach, unbury, effort, 0)
         self.tab = tab
         self.memo = Dict.empty(KEY, types.int64)

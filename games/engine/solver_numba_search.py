@@ -518,14 +518,26 @@ def _removals(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray) -> int:
     if tab[SCALARS, HOUSE]:
         return _house_removals(tab, frame, moves)
     removed, n, p = frame[F_REMOVED], frame[F_N], frame[F_P]
-    king, pair_sum, size = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM], tab[SCALARS, SIZE]
-    pairs = tab[SCALARS, PAIRS]
     stock = frame[SEQ + p] if tab[SCALARS, STOCK_TOP] and p < n else 0
     top = frame[SEQ + p - 1] if p else 0
+    first = frame[F_FIRST]
+    frame[F_FIRST] = 0
+    # just after a draw where the stock top plays, the waste top was the stock top at the stop
+    # before, which made its removals (docs/solver.md, "No stop twice")
+    again = frame[F_JUST_DRAWN] and tab[SCALARS, STOCK_TOP]
+    return top_removals(tab, removed, stock, top, first, again, tab[SCALARS, PAIRS], moves)
+
+
+@njit(cache=True)
+def top_removals(tab: np.ndarray, removed: int, stock: int, top: int, first: bool, again: bool, pairs: bool, moves: np.ndarray) -> int:
+    """Where only the tops play (the stock top, ``stock``, 0 if it does not play or there is none;
+    the waste top, ``top``): ``Table._top_removals`` at the first stop of a stretch,
+    ``Table.outside_removals`` at the later ones (``again``: without the waste top's removals, made
+    at the stop before), in their order, into ``moves``; how many."""
+    king, pair_sum, size = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM], tab[SCALARS, SIZE]
     free_bits = _free_bits(tab, removed)
     count = 0
-    if frame[F_FIRST]:
-        frame[F_FIRST] = 0
+    if first:
         for i in range(size):
             if not free_bits >> i & 1:
                 continue
@@ -555,9 +567,7 @@ def _removals(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray) -> int:
             if free_bits >> i & 1 and tab[VALUES, i] == pair_sum - stock:
                 count = _put(moves, count, i, STOCK)
     if top:
-        # just after a draw where the stock top plays, the waste top was the stock top at the stop
-        # before, which made its removals (docs/solver.md, "No stop twice")
-        if not (frame[F_JUST_DRAWN] and tab[SCALARS, STOCK_TOP]):
+        if not again:
             if top == king:
                 count = _put(moves, count, WASTE_TOP, NO_CARD)
             else:

@@ -12,11 +12,17 @@ still scores, and the game ends exactly where the engine ends it (cleared, froze
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .solver_kernel import par_kernel
 from .solver_position import DRAW_KIND, KING_POINTS, NO_CARD, PAIR_POINTS, RECYCLE_KIND, REMOVE, ROW_POINTS
 from .solver_position import Position, SolverMove, Table
 from .solver_parbound import Perfect, RelaxedMax, StackMax
 from .solver_relax import BITS, kings_and_bag
 from .solver_search import Budget, OutOfBudget, deep_recursion, outside_after
+
+if TYPE_CHECKING:
+    from .solver_numba_par import KernelPerfect
 
 
 def outside_first(move: SolverMove) -> int:
@@ -53,12 +59,12 @@ class ParSearch:
         self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time, clears=winnable)
         self.stack = StackMax(table, self.relaxed)
         #: where a line must bring every unit still out: can it? (not under the house rules or draw-only-when-stuck)
-        self.perfect = None if table.house or self.stuck else Perfect(table, self.relaxed, self.stack, budget.spend)
+        self.perfect = None if table.house or self.stuck else self._clearing(self.relaxed, self.stack)
         self.winnable = winnable
         #: kings at the stock or waste top go at once (``outside_king``)
         self.kings_first = not (table.house or self.stuck)
         #: on a deal that can be won, the same question for lines that leave the apex alone (built when first asked)
-        self.apex: Perfect | None = None
+        self.apex: Perfect | KernelPerfect | None = None
         #: the values a pyramid still holds, by pyramid
         self.pyramid_values: dict[int, frozenset[int]] = {}
         self.best = -(10**9)
@@ -135,11 +141,21 @@ class ParSearch:
                 target -= 10
             self.best, self.best_line = self.known, self.known_line
 
-    def _apex(self) -> Perfect:
+    def _apex(self) -> Perfect | KernelPerfect:
         if self.apex is None:
             relaxed = RelaxedMax(self.table, self.relaxed.outside_pairs, self.budget.check_time, clears=False)
-            self.apex = Perfect(self.table, relaxed, StackMax(self.table, relaxed), self.budget.spend)
+            self.apex = self._clearing(relaxed, StackMax(self.table, relaxed))
         return self.apex
+
+    def _clearing(self, relaxed: RelaxedMax, stack: StackMax) -> Perfect | KernelPerfect:
+        """The clearing question: compiled where it may be (``solver_kernel.par_kernel``), with memos
+        of its own; else pure Python, sharing the search's bounds."""
+        python = Perfect(self.table, relaxed, stack, self.budget.spend)
+        if not par_kernel(self.table, timed=self.budget.deadline is not None):
+            return python
+        from .solver_numba_par import KernelPerfect
+
+        return KernelPerfect(python, self.budget)
 
     def start_units(self, position: Position) -> int:
         """At most how many units any line from ``position`` still brings (the bound ``pruned`` uses)."""

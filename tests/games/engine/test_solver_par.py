@@ -3,7 +3,8 @@
 ``Perfect`` answers "can a line clear the pyramid losing at most ``loss`` units (outside cards
 left, recycles made)?" exactly; the par search prunes with it, so a wrong "no" would lose the
 par.  Both are checked here against a breadth-first walk over the engine's own moves, on three-
-and four-row variants of every stock model the clearing search runs under.
+and four-row variants of every stock model the clearing search runs under, in pure Python and,
+where Numba is installed, compiled (``solver_numba_par``) under the rules it is compiled for.
 ``SOLVER_PAR_DEALS`` sets how many random deals each variant gets.
 """
 
@@ -11,15 +12,22 @@ from __future__ import annotations
 
 import os
 import random
+from typing import TYPE_CHECKING
 
 import pytest
 
+from games.engine import deal_from_seed
 from games.engine.brute import explore, game_key
 from games.engine.game import Game, Outcome
 from games.engine.rules import Rules, StockModel
 from games.engine.solver import solve_par
+from games.engine.solver_kernel import available, par_kernel
 from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
 from games.engine.solver_position import position_of, table_for
+from games.engine.solver_search import Budget
+
+if TYPE_CHECKING:
+    from games.engine.solver_numba_par import KernelPerfect
 
 from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, deal_with, random_games, tiny_rules, variants
 
@@ -79,15 +87,29 @@ def best_with(game: Game, removed: int) -> int | None:
     return best
 
 
-def perfect_for(game: Game, clears: bool) -> Perfect:
+def perfect_for(game: Game, clears: bool, kernel: str = "python") -> Perfect | KernelPerfect:
+    """The clearing search in pure Python, or compiled (``solver_numba_par``)."""
     table = table_for(game)
     relaxed = RelaxedMax(table, table.stock_waste_pairs or table.reach > 1, clears=clears)
-    return Perfect(table, relaxed, StackMax(table, relaxed), lambda: None)
+    python = Perfect(table, relaxed, StackMax(table, relaxed), lambda: None)
+    if kernel == "python":
+        return python
+    from games.engine.solver_numba_par import KernelPerfect
+
+    return KernelPerfect(python, Budget(None, None))
 
 
+#: the clearing search in pure Python, and compiled where Numba is installed
+KERNELS = ["python", pytest.param("numba", marks=pytest.mark.skipif(not available(), reason="Numba missing"))]
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("name", VARIANTS)
-def test_clearing_search_agrees_with_brute_force(name: str) -> None:
+def test_clearing_search_agrees_with_brute_force(name: str, kernel: str, monkeypatch: pytest.MonkeyPatch) -> None:
     rules = VARIANTS[name]
+    monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", kernel)
+    if kernel == "numba" and not par_kernel(table_for(Game.start(deal_from_seed(rules, 0))), timed=False):
+        pytest.skip("the clearing search runs in pure Python under these rules")
     rng = random.Random(f"perfect {name}")
     answers = set()
     for game in random_games(rules, rng, DEALS, midgame_share=0.5, most_moves=10):
@@ -100,7 +122,7 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
         for clears in (True, False) if explore(game).winnable else (False,):
             goal = game.geometry.full_mask if clears else game.geometry.full_mask & ~1
             best = best_with(game, goal)
-            perfect = perfect_for(game, clears)
+            perfect = perfect_for(game, clears, kernel)
             units = perfect.units(position)
             for loss in (0, 1, 2, 3):
                 truth = best is not None and (best - game.score) // 10 >= units - loss
@@ -115,9 +137,13 @@ def test_clearing_search_agrees_with_brute_force(name: str) -> None:
         assert {answer for c, _, answer in answers if c == clears} == {True, False}, f"clears {clears}: both answers"
 
 
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("name", VARIANTS | PAR_ONLY_VARIANTS)
-def test_par_agrees_with_brute_force(name: str) -> None:
+def test_par_agrees_with_brute_force(name: str, kernel: str, monkeypatch: pytest.MonkeyPatch) -> None:
     rules = (VARIANTS | PAR_ONLY_VARIANTS)[name]
+    monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", kernel)
+    if kernel == "numba" and not par_kernel(table_for(Game.start(deal_from_seed(rules, 0))), timed=False):
+        pytest.skip("the clearing search runs in pure Python under these rules")
     rng = random.Random(f"par {name}")
     for game in random_games(rules, rng, DEALS, midgame_share=0.3, most_moves=10):
         deal = game.deal
