@@ -25,8 +25,8 @@ from .solver_parbound import TRIES, Perfect
 from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, REMOVE, STOCK_REF, Position, SolverMove
 from .solver_search import Budget
 
-#: more rows of the table array: each place's row mask, the row masks, and this module's scalars
-ROW_OF, ROW_MASKS, PAR = 6, 7, 8
+#: more rows of the table array: the row masks, and this module's scalars
+ROW_MASKS, PAR = 6, 7
 #: places in the PAR row: how many rows; whether outside cards pair among themselves (the bag
 #: relaxation) and whether the stock top plays; the recycles allowed; whether a line must clear
 #: the pyramid (else it keeps the apex alone); the pyramid a line ends with at best; the stack
