@@ -657,7 +657,9 @@ def _enter(
     n, p = m, waste
     words = frame[F_WORDS : F_WORDS + WORDS]
     _pack(seq, 0, n, words)
-    if p << 1 >= _covered_from(tab, failed, removed, words, r, loss):
+    # the pointer from which this pass's stops are covered by a failure already known
+    covered = _covered_from(tab, failed, removed, words, r, loss)
+    if p << 1 >= covered:
         return LOST
     frame[F_REMOVED], frame[F_N], frame[F_P], frame[F_R], frame[F_LOSS] = removed, n, p, r, loss
     # ``Perfect._walk``: every stop of the stretch has the same pyramid and outside cards
@@ -685,7 +687,6 @@ def _enter(
     stock_kings = stock_bag = 0
     count = made = 0
     first = True
-    covered = _covered_from(tab, failed, removed, words, r, loss)
     while True:
         tab[PAR, SPENT] += 1
         tab[PAR, LEFT] -= 1
@@ -888,7 +889,7 @@ class KernelPerfect:
     #: without a cap goes on from the top, where the failures found meanwhile stay remembered
     CHUNK = 50_000
 
-    def __init__(self, python: Perfect, budget: Budget, effort: int = 3000) -> None:
+    def __init__(self, python: Perfect, budget: Budget) -> None:
         table = python.table
         self.python = python
         self.table = table
@@ -902,7 +903,7 @@ class KernelPerfect:
         tab[ROW_MASKS, : len(table.row_masks)] = table.row_masks
         tab[PAR, ROWS], tab[PAR, PAIRS], tab[PAR, STOCK_TOP] = len(table.row_masks), table.stock_waste_pairs, table.stock_top
         tab[PAR, RECYCLES], tab[PAR, CLEARS], tab[PAR, GOAL] = table.recycles, self.clears, python.goal
-        tab[PAR, EFFORT] = effort
+        tab[PAR, EFFORT] = python.stack.effort
         self.tab = tab
         self.memos = (
             Dict.empty(PAIR_KEY, types.int64),

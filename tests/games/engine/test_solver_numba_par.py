@@ -178,8 +178,8 @@ def test_the_compiled_bounds_answer_as_the_pure_python_ones(preset: str) -> None
 
 def test_a_clearing_search_cut_into_short_calls_finds_what_one_long_call_finds() -> None:
     """A call into the kernel comes back every ``CHUNK`` stops for the budget's clock; the uncapped
-    try then goes on from the top, with twice as many.  Cut into calls of a few stops, every answer
-    and line stays."""
+    try then goes on from the top (a ``CHUNK`` too small to get past the stretches still open doubles
+    up to that).  Cut into calls of a few stops, every answer and line stays."""
     answered = []
     for seed, short in ((1, 7), (3, 7), (5, 7), (257, 1000)):
         game = Game.start(deal_from_seed(PRESETS["classic"], seed))
