@@ -36,8 +36,6 @@ ROWS, PAIRS, STOCK_TOP, RECYCLES, CLEARS, GOAL, EFFORT, STEPS, MOST_LOSS, LEFT, 
 OPEN, ABANDONED = -1, -3
 #: a pointer beyond every stop (``Perfect._covered_from``)
 NEVER = 1 << 30
-#: the waste top as a removal names it (``solver_position``: a waste card at depth d is ``-1 - d``)
-WASTE_TOP = -2
 #: a stretch's frame: its pyramid, how many outside cards, how many on the waste, recycles used,
 #: the loss allowed, the kings and the bag of the others among the outside cards, its stops, the
 #: stop and the move being tried, then the outside sequence's key words and (from ``SEQ``) values
