@@ -32,7 +32,9 @@ round, as a player's would):
    server stores a move with (``services.MOVE_WRITE_SQL``, the game's next move on a game of its
    own) on one of as many autocommit connections as a server process keeps for them
    (``LIVE_MOVE_CONNECTIONS``), and waits for its commit: the part of a move's round trip that is
-   Postgres', measured at the same pace without the server;
+   Postgres', measured at the same pace without the server (each write alone, as a server stores
+   moves that do not meet; a busy server stores the moves that meet in one statement,
+   ``services.MOVES_WRITE_SQL``);
 4. echo saturated (think 0);
 5. live saturated (think 0);
 6. the durable write saturated (think 0).

@@ -4,7 +4,8 @@ Most moves are sent by a game's owner from the version this process last saw com
 ``services.move_from_hint_plan`` checks them against the remembered position without reading
 anything (a ranked game moved on elsewhere first reads the moves it missed), and one statement
 stores them (``services.MOVE_WRITE_SQL``: the conditional UPDATE of the game row and the INSERT of
-the move).  A move that ends the game takes one statement too (``HintedMove.end_sql``): the row's
+the move; moves of other games that came while every connection was busy go with it, in one
+``services.MOVES_WRITE_SQL``).  A move that ends the game takes one statement too (``HintedMove.end_sql``): the row's
 end and score as the locked path's ``_finish`` writes them, the move, and a ranked game's Score
 row (only while these connections wait for the WAL flush, ``LIVE_MOVE_SYNCHRONOUS_COMMIT``: a
 score always commits durably).  On Postgres those statements are sent from the loop itself, on
@@ -44,6 +45,9 @@ from . import events, selectors, services
 
 log = logging.getLogger(__name__)
 
+#: The most everyday moves one statement stores (``Connections.store``).
+BATCH_MOST = 64
+
 
 def enabled() -> bool:
     return bool(settings.LIVE_LOOP_MOVES) and connections["default"].vendor == "postgresql"
@@ -62,42 +66,126 @@ def connection_params() -> dict[str, Any]:
 
 
 class Connections:
-    """The loop's connections for move writes: at most ``size``, each used by one write at a time."""
+    """The loop's connections for move writes: at most ``size``, each used by one statement at a time.
+
+    Everyday moves go through ``submit``: a move that finds a connection free leaves alone, at once;
+    the moves that come while every connection is busy wait for the first to be free and leave
+    together, in one statement (``services.MOVES_WRITE_SQL``) and one commit, at most ``BATCH_MOST``
+    of them.  So a quiet server writes each move as it comes, and a busy one makes one round trip
+    and one WAL flush for many moves instead of one for each.
+    """
 
     def __init__(self, size: int) -> None:
+        self.size = size
         self.slots = asyncio.Semaphore(size)
         self.idle: list[Any] = []
         self.open: set[Any] = set()
+        #: moves waiting to leave, with the futures their movers wait on
+        self.queued: list[tuple[services.MoveRow, asyncio.Future[bool]]] = []
+        #: the games with a move in a statement that is out: their next move waits for the one after
+        self.writing: set[int] = set()
+        #: how many ``_store_queued`` run (counted down as each ends, not when its task is tidied)
+        self.storing = 0
+        self.storers: set[asyncio.Task[None]] = set()
 
-    async def write(self, sql: str, args: list[Any]) -> int:
-        """Run one statement; its row count."""
-        return int((await self._run(sql, args, fetch=False))[0])
+    def submit(self, row: services.MoveRow) -> asyncio.Future[bool]:
+        """Queue one everyday move: the future says whether its game's row took it (False: the row
+        had moved on), or raises what its statement raised (then none of the moves in it were
+        stored).  A connection free, the statement leaves in the loop's next step."""
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.queued.append((row, future))
+        if self.storing < self.size:
+            self.storing += 1
+            storer = asyncio.ensure_future(self._store_queued())
+            self.storers.add(storer)
+            storer.add_done_callback(self.storers.discard)
+        return future
+
+    async def store(self, row: services.MoveRow) -> bool:
+        """``submit``, awaited."""
+        return await self.submit(row)
+
+    async def _store_queued(self) -> None:
+        """Statements of the moves queued, while there are some it may send (one at a time)."""
+        try:
+            await self._store_batches()
+        finally:
+            self.storing -= 1
+
+    async def _store_batches(self) -> None:
+        while self.queued:
+            async with self.slots:
+                batch = self._take()
+                if not batch:
+                    return  # what is left waits on a game whose statement is out: its storer takes it
+                rows = [row for row, _ in batch]
+                try:
+                    moved = await self._moved(rows)
+                except Exception as error:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                else:
+                    for row, future in batch:
+                        if not future.done():
+                            future.set_result(row.game_id in moved)
+                finally:
+                    self.writing.difference_update(row.game_id for row in rows)
+                    for _, future in batch:
+                        if not future.done():  # the loop is stopping: its movers are told so
+                            future.cancel()
+
+    async def _moved(self, rows: list[services.MoveRow]) -> set[int]:
+        """The games whose rows took their move, from one statement for all of ``rows``."""
+        if len(rows) == 1:
+            (count,) = await self._execute(services.MOVE_WRITE_SQL, rows[0].args(), fetch=False)
+            return {rows[0].game_id} if count == 1 else set()
+        found = await self._execute(services.MOVES_WRITE_SQL, services.MoveRow.batch_args(rows), fetch=True)
+        return {game_id for (game_id,) in found}
+
+    def _take(self) -> list[tuple[services.MoveRow, asyncio.Future[bool]]]:
+        """The next statement's moves, in the order they came: no game twice, none whose game has a
+        statement out, none whose mover went away before it left."""
+        batch: list[tuple[services.MoveRow, asyncio.Future[bool]]] = []
+        left: list[tuple[services.MoveRow, asyncio.Future[bool]]] = []
+        for entry in self.queued:
+            row, future = entry
+            if future.done():
+                continue
+            if len(batch) < BATCH_MOST and row.game_id not in self.writing:
+                batch.append(entry)
+                self.writing.add(row.game_id)
+            else:
+                left.append(entry)
+        self.queued = left
+        return batch
 
     async def fetch(self, sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
         """Run one query; its rows."""
-        return list(await self._run(sql, args, fetch=True))
+        async with self.slots:
+            return list(await self._execute(sql, args, fetch=True))
 
-    async def _run(self, sql: str, args: list[Any], *, fetch: bool) -> Any:
-        """A connection that failed is closed, never reused."""
+    async def _execute(self, sql: str, args: list[Any], *, fetch: bool) -> Any:
+        """On a free connection (the caller holds a slot): its rows, or its row count in a tuple.
+        A connection that failed is closed, never reused."""
         import psycopg
 
-        async with self.slots:
-            conn = self.idle.pop() if self.idle else None
-            if conn is None or conn.closed:
-                conn = await psycopg.AsyncConnection.connect(**connection_params())
-                self.open.add(conn)
-            reusable = False
-            try:
-                cursor = await conn.execute(sql, args)
-                result = await cursor.fetchall() if fetch else (cursor.rowcount,)
-                reusable = True
-                return result
-            finally:
-                if reusable and not conn.closed:
-                    self.idle.append(conn)
-                else:
-                    self.open.discard(conn)
-                    await conn.close()
+        conn = self.idle.pop() if self.idle else None
+        if conn is None or conn.closed:
+            conn = await psycopg.AsyncConnection.connect(**connection_params())
+            self.open.add(conn)
+        reusable = False
+        try:
+            cursor = await conn.execute(sql, args)
+            result = await cursor.fetchall() if fetch else (cursor.rowcount,)
+            reusable = True
+            return result
+        finally:
+            if reusable and not conn.closed:
+                self.idle.append(conn)
+            else:
+                self.open.discard(conn)
+                await conn.close()
 
     def close(self) -> None:
         """Close every connection now (from any thread, the loop running or not)."""
@@ -169,14 +257,18 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
     if plan is None:
         return None
     now = timezone.now()
+    write: asyncio.Future[int] | asyncio.Future[bool]
     if plan.ends:
-        write = asyncio.ensure_future(_write_end(connections, game_id, plan.end_sql(), plan.end_args(now)))
+        write = asyncio.ensure_future(_write_end(connections, plan.end_sql(), plan.end_args(now)))
     else:
-        write = asyncio.ensure_future(_write(connections, game_id, plan.write_args(now)))
-    await asyncio.sleep(0)  # the statement leaves now
+        write = connections.submit(plan.write_row(now))
+    await asyncio.sleep(0)  # the statement leaves now (or waits for a connection, with others)
     play = services.move_from_hint_play(plan, now)
     view_text, sends = events.move_made_from_loop(game=play.game, state=play.state)
-    written = await write
+    try:
+        written: int | bool | None = await write
+    except Exception as error:
+        written = _threaded(game_id, error)
     if written is None or services.move_from_hint_written(plan, bool(written), play=play) is None:
         return None
     game = play.game
@@ -189,21 +281,10 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
     return LoopMove(play, view_text, sends, jobs)
 
 
-async def _write(connections: Connections, game_id: int, args: list[Any]) -> bool | None:
-    """Whether ``services.MOVE_WRITE_SQL`` wrote the move; None when it failed."""
-    try:
-        return await connections.write(services.MOVE_WRITE_SQL, args) == 1
-    except Exception as error:
-        return _threaded(game_id, error)
-
-
-async def _write_end(connections: Connections, game_id: int, sql: str, args: list[Any]) -> int | None:
+async def _write_end(connections: Connections, sql: str, args: list[Any]) -> int:
     """An ending move's statement (``HintedMove.end_sql``): the id it returns (the Score's for a
-    ranked game), 0 when the row had moved on, None when it failed."""
-    try:
-        rows = await connections.fetch(sql, args)
-    except Exception as error:
-        return _threaded(game_id, error)
+    ranked game), 0 when the row had moved on."""
+    rows = await connections.fetch(sql, args)
     return int(rows[0][0]) if rows else 0
 
 

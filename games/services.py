@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -451,6 +451,48 @@ SELECT id, %s, %s, %s FROM moved
 """
 
 
+# The moves of several games at once, from the server's loop (games/live_moves.py): for each row
+# of the arrays (game, version, moves, notation, time), what MOVE_WRITE_SQL does for one, in one
+# statement (one commit); it returns the ids of the games it moved.  A row whose game moved on is
+# left as MOVE_WRITE_SQL leaves it, and the others are written all the same.  No game may be in it
+# twice: an UPDATE takes one of the rows that join a target row, and which is not said.
+MOVES_WRITE_SQL = f"""
+WITH batch AS (
+    SELECT * FROM unnest(%s::bigint[], %s::integer[], %s::integer[], %s::varchar[], %s::timestamptz[])
+        AS b(id, version, moves, notation, created_at)
+), moved AS (
+    UPDATE {Game._meta.db_table} AS g SET move_count = b.moves + 1, version = b.version + 1
+    FROM batch AS b
+    WHERE g.id = b.id AND g.version = b.version AND g.move_count = b.moves AND g.outcome = '{Game.Outcome.IN_PROGRESS.value}'
+    RETURNING g.id, b.moves, b.notation, b.created_at
+), stored AS (
+    INSERT INTO {Move._meta.db_table} (game_id, number, notation, created_at)
+    SELECT id, moves + 1, notation, created_at FROM moved
+)
+SELECT id FROM moved
+"""
+
+
+class MoveRow(NamedTuple):
+    """One everyday move to store: its game, the version and move count it was made from, the move."""
+
+    game_id: int
+    version: int
+    moves: int
+    notation: str
+    created_at: dt.datetime
+
+    def args(self) -> list[Any]:
+        """The parameters of ``MOVE_WRITE_SQL``."""
+        moves = self.moves
+        return [moves + 1, self.version + 1, self.game_id, self.version, moves, moves + 1, self.notation, self.created_at]
+
+    @staticmethod
+    def batch_args(rows: Sequence[MoveRow]) -> list[list[Any]]:
+        """The parameters of ``MOVES_WRITE_SQL``: one array per column."""
+        return [list(column) for column in zip(*rows)]
+
+
 # A move that ends the game, from the server's loop (games/live_moves.py): the game row's end and
 # score as ``_finish`` writes them, the move, and for a ranked game its Score row, in one statement
 # (one commit); it returns the Score's id (the game's for practice).  A second Score for the player
@@ -499,10 +541,13 @@ class HintedMove:
         """The score of an ending move's game, from its log (``score_moves``, as ``_finish`` takes it)."""
         return score_moves(self.after.moves)
 
+    def write_row(self, now: dt.datetime) -> MoveRow:
+        """The move as ``MOVES_WRITE_SQL`` takes it, among others."""
+        return MoveRow(self.game_id, self.version, self.seen, str(self.after.moves[-1]), now)
+
     def write_args(self, now: dt.datetime) -> list[Any]:
         """The parameters of ``MOVE_WRITE_SQL``."""
-        moves = self.seen
-        return [moves + 1, self.version + 1, self.game_id, self.version, moves, moves + 1, str(self.after.moves[-1]), now]
+        return self.write_row(now).args()
 
     def end_sql(self) -> str:
         return MOVE_END_RANKED_SQL if self.facts.ranked else MOVE_END_SQL
