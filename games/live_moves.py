@@ -4,7 +4,7 @@ Most moves are sent by a game's owner from the version this process last saw com
 ``services.move_from_hint_plan`` checks them against the remembered position without reading
 anything (a ranked game moved on elsewhere first reads the moves it missed), and one statement
 stores them (``services.MOVE_WRITE_SQL``: the conditional UPDATE of the game row and the INSERT of
-the move; moves of other games that came while every connection was busy go with it, in one
+the move; moves of other games that came while every connection was busy leave together, in one
 ``services.MOVES_WRITE_SQL``).  A move that ends the game takes one statement too (``HintedMove.end_sql``): the row's
 end and score as the locked path's ``_finish`` writes them, the move, and a ranked game's Score
 row (only while these connections wait for the WAL flush, ``LIVE_MOVE_SYNCHRONOUS_COMMIT``: a
@@ -29,6 +29,7 @@ import asyncio
 import logging
 from collections.abc import Hashable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from django.conf import settings
@@ -45,7 +46,7 @@ from . import events, selectors, services
 
 log = logging.getLogger(__name__)
 
-#: The most everyday moves one statement stores (``Connections.store``).
+#: The most everyday moves one statement stores (``Connections._take``).
 BATCH_MOST = 64
 
 
@@ -68,9 +69,9 @@ def connection_params() -> dict[str, Any]:
 class Connections:
     """The loop's connections for move writes: at most ``size``, each used by one statement at a time.
 
-    Everyday moves go through ``submit``: a move that finds a connection free leaves alone, at once;
-    the moves that come while every connection is busy wait for the first to be free and leave
-    together, in one statement (``services.MOVES_WRITE_SQL``) and one commit, at most ``BATCH_MOST``
+    Everyday moves go through ``submit``: a move that finds a connection free leaves at once (with
+    any others submitted in the same step of the loop); the moves that come while every connection
+    is busy wait for the first to be free and leave together, in one statement (``services.MOVES_WRITE_SQL``) and one commit, at most ``BATCH_MOST``
     of them.  So a quiet server writes each move as it comes, and a busy one makes one round trip
     and one WAL flush for many moves instead of one for each.
     """
@@ -136,11 +137,15 @@ class Connections:
                             future.cancel()
 
     async def _moved(self, rows: list[services.MoveRow]) -> set[int]:
-        """The games whose rows took their move, from one statement for all of ``rows``."""
+        """The games whose rows took their move, from one statement for all of ``rows``.
+
+        The rows go in the order of their games' ids, which is the order the statement locks them
+        in: two processes' statements never wait for each other in a circle."""
         if len(rows) == 1:
             (count,) = await self._execute(services.MOVE_WRITE_SQL, rows[0].args(), fetch=False)
             return {rows[0].game_id} if count == 1 else set()
-        found = await self._execute(services.MOVES_WRITE_SQL, services.MoveRow.batch_args(rows), fetch=True)
+        in_order = sorted(rows, key=attrgetter("game_id"))
+        found = await self._execute(services.MOVES_WRITE_SQL, services.MoveRow.batch_args(in_order), fetch=True)
         return {game_id for (game_id,) in found}
 
     def _take(self) -> list[tuple[services.MoveRow, asyncio.Future[bool]]]:

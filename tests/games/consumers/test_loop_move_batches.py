@@ -176,3 +176,70 @@ async def test_players_moving_at_once_over_sockets_share_statements_and_every_mo
     assert sum(moves for _, moves in statements) == 8 * len(games)
     assert any(which == "many" for which, _ in statements), statements
     live_moves.close_all()
+
+
+async def test_a_game_with_a_statement_out_waits_while_another_connection_takes_the_others(games, line, monkeypatch):
+    """With two connections: game 0's second move may not leave while its first is out, even on
+    the free connection, which takes game 1's move alone; game 0's follows once its first is in."""
+    connections = live_moves.Connections(2)
+    gate = asyncio.Event()
+    sent = []
+    original = live_moves.Connections._execute
+
+    async def execute(self, sql, args, *, fetch):
+        games_in = [args[2]] if sql == services.MOVE_WRITE_SQL else list(args[0])
+        sent.append(games_in)
+        if games_in == [games[0].pk] and len(sent) == 1:
+            await gate.wait()  # game 0's first statement stays out
+        return await original(self, sql, args, fetch=fetch)
+
+    monkeypatch.setattr(live_moves.Connections, "_execute", execute)
+    try:
+        first = connections.submit(row(games[0], line[0]))
+        await asyncio.sleep(0)
+        second = connections.submit(row(games[0], line[1], moves=1))
+        other = connections.submit(row(games[1], line[0]))
+        assert await other is True
+        assert sent == [[games[0].pk], [games[1].pk]]
+        assert not second.done() and [r.game_id for r, _ in connections.queued] == [games[0].pk]
+        gate.set()
+        assert await asyncio.gather(first, second) == [True, True]
+        assert sent == [[games[0].pk], [games[1].pk], [games[0].pk]]
+        assert connections.queued == [] and connections.writing == set()
+        await asyncio.sleep(0)
+        assert connections.storing == 0
+        assert await database_sync_to_async(stored)(games[0]) == [(1, line[0]), (2, line[1])]
+    finally:
+        connections.close()
+
+
+async def test_a_statement_takes_at_most_batch_most_moves_and_the_rest_follow(
+    one_connection, challenge, line, statements, monkeypatch
+):
+    monkeypatch.setattr(live_moves, "BATCH_MOST", 3)
+    many = await database_sync_to_async(
+        lambda: [game_ranked_start(challenge_id=challenge.pk, player=make_player(f"crowd{n}"))[0].game for n in range(5)]
+    )()
+    busy = one_connection.submit(row(many[0], line[0]))
+    await asyncio.sleep(0)
+    rest = [one_connection.submit(row(game, line[0])) for game in many[1:]]
+    assert await asyncio.gather(busy, *rest) == [True] * 5
+    assert statements == [("one", 1), ("many", 3), ("one", 1)]
+
+
+async def test_a_statement_writes_its_games_in_the_order_of_their_ids(one_connection, games, line, monkeypatch):
+    """The order the UPDATE locks their rows in: two processes' statements cannot wait in a circle."""
+    sent = []
+    original = live_moves.Connections._execute
+
+    async def execute(self, sql, args, *, fetch):
+        if sql == services.MOVES_WRITE_SQL:
+            sent.append(list(args[0]))
+        return await original(self, sql, args, fetch=fetch)
+
+    monkeypatch.setattr(live_moves.Connections, "_execute", execute)
+    busy = one_connection.submit(row(games[0], line[0]))
+    await asyncio.sleep(0)
+    backwards = [one_connection.submit(row(game, line[0])) for game in reversed(games[1:])]
+    assert await asyncio.gather(busy, *backwards) == [True] * len(games)
+    assert sent == [sorted(game.pk for game in games[1:])]
