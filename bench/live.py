@@ -568,7 +568,7 @@ async def run_writes(world: World, think: float, seconds: float, name: str, curs
     from django.utils import timezone
 
     from games.live_moves import connection_params
-    from games.services import MOVE_WRITE_SQL
+    from games.services import MOVE_WRITE_SQL, MoveRow
 
     pool: asyncio.Queue[Any] = asyncio.Queue()
     for _ in range(settings.LIVE_MOVE_CONNECTIONS):
@@ -591,9 +591,7 @@ async def run_writes(world: World, think: float, seconds: float, name: str, curs
                 sent = time.perf_counter()
                 conn = await pool.get()
                 try:
-                    written = await conn.execute(
-                        MOVE_WRITE_SQL, [moves + 1, moves + 1, game_id, moves, moves, moves + 1, world.line[moves], timezone.now()]
-                    )
+                    written = await conn.execute(MOVE_WRITE_SQL, MoveRow(game_id, moves, moves, world.line[moves], timezone.now()).args())
                 finally:
                     pool.put_nowait(conn)
                 if written.rowcount != 1:

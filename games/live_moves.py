@@ -85,8 +85,7 @@ class Connections:
         self.queued: list[tuple[services.MoveRow, asyncio.Future[bool]]] = []
         #: the games with a move in a statement that is out: their next move waits for the one after
         self.writing: set[int] = set()
-        #: how many ``_store_queued`` run (counted down as each ends, not when its task is tidied)
-        self.storing = 0
+        #: the tasks sending statements of queued moves, each left out as its loop ends
         self.storers: set[asyncio.Task[None]] = set()
 
     def submit(self, row: services.MoveRow) -> asyncio.Future[bool]:
@@ -95,23 +94,17 @@ class Connections:
         stored).  A connection free, the statement leaves in the loop's next step."""
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.queued.append((row, future))
-        if self.storing < self.size:
-            self.storing += 1
-            storer = asyncio.ensure_future(self._store_queued())
-            self.storers.add(storer)
-            storer.add_done_callback(self.storers.discard)
+        if len(self.storers) < self.size:
+            self.storers.add(asyncio.get_running_loop().create_task(self._store_queued()))
         return future
-
-    async def store(self, row: services.MoveRow) -> bool:
-        """``submit``, awaited."""
-        return await self.submit(row)
 
     async def _store_queued(self) -> None:
         """Statements of the moves queued, while there are some it may send (one at a time)."""
         try:
             await self._store_batches()
         finally:
-            self.storing -= 1
+            # at once, not by a done-callback: a move submitted meanwhile must find the place free
+            self.storers.discard(asyncio.current_task())  # type: ignore[arg-type]  # a task's own
 
     async def _store_batches(self) -> None:
         while self.queued:
@@ -140,7 +133,9 @@ class Connections:
         """The games whose rows took their move, from one statement for all of ``rows``.
 
         The rows go in the order of their games' ids, which is the order the statement locks them
-        in: two processes' statements never wait for each other in a circle."""
+        in: two processes' statements never wait for each other in a circle.  A move alone takes
+        ``MOVE_WRITE_SQL``, which Postgres answers sooner: 0.32 ms at the p50 against 0.50 ms for the
+        arrays' statement with one row (one connection, the two in turn, 2,000 each)."""
         if len(rows) == 1:
             (count,) = await self._execute(services.MOVE_WRITE_SQL, rows[0].args(), fetch=False)
             return {rows[0].game_id} if count == 1 else set()

@@ -52,10 +52,8 @@ def stored_elsewhere(game, line, seen):
     from django.db import connection
     from django.utils import timezone
 
-    state = EngineGame.replay(game.challenge.deal, [parse_move(m) for m in line[:seen]])
-    plan = services.HintedMove(game.pk, None, None, seen, seen, state.apply(parse_move(line[seen])))  # type: ignore[arg-type]
-    with connection.cursor() as cursor:
-        cursor.execute(services.MOVE_WRITE_SQL, plan.write_args(timezone.now()))
+    with connection.cursor() as cursor:  # a ranked game's version is its move count
+        cursor.execute(services.MOVE_WRITE_SQL, services.MoveRow(game.pk, seen, seen, line[seen], timezone.now()).args())
         assert cursor.rowcount == 1
 
 
