@@ -268,6 +268,10 @@ LIVE_MOVE_CONNECTIONS = env.int("LIVE_MOVE_CONNECTIONS", default=4)
 #: Whether those writes wait for the WAL to reach the disk before the move is answered
 #: (docs/operations.md, *Durability of moves*).
 LIVE_MOVE_SYNCHRONOUS_COMMIT = env.bool("LIVE_MOVE_SYNCHRONOUS_COMMIT", default=True)
+#: Whether those connections prepare their statements (psycopg's prepare_threshold, 5 uses) rather
+#: than have Postgres parse and plan each one; false behind a pooler that cannot keep prepared
+#: statements (PgBouncer in transaction mode before 1.21).  Django's own connections never do.
+LIVE_MOVE_PREPARED = env.bool("LIVE_MOVE_PREPARED", default=True)
 RACE_MAX_PLAYERS = env.int("RACE_MAX_PLAYERS", default=8)
 RACE_COUNTDOWN = env.int("RACE_COUNTDOWN", default=5)
 RACE_COUNTDOWN_MIN = env.int("RACE_COUNTDOWN_MIN", default=3)

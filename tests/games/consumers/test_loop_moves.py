@@ -275,3 +275,30 @@ async def test_without_the_wal_flush_on_the_loop_a_game_still_ends_on_the_thread
     assert await database_sync_to_async(Score.objects.filter(game=alice_game).exists)()
     await socket.close()
     live_moves.close_all()
+
+
+async def prepared_on_the_loop():
+    """The statements the loop's one connection has prepared (Postgres keeps them per session)."""
+    rows = await live_moves.loop_connections().fetch("SELECT statement FROM pg_prepared_statements", [])
+    return [" ".join(statement.split()) for (statement,) in rows]
+
+
+@pytest.mark.parametrize("prepared", [True, False])
+async def test_the_loop_prepares_the_move_statement_only_when_the_setting_says_so(
+    alice_game, alice_cookie, line, settings, prepared
+):
+    settings.LIVE_MOVE_PREPARED = prepared
+    settings.LIVE_MOVE_CONNECTIONS = 1
+    live_moves.close_all()
+    socket = await open_game(alice_game, alice_cookie)
+    for seen, move in enumerate(line[: live_moves.PREPARE_AFTER + 2]):
+        await play(socket, move, seen)
+    statements = await prepared_on_the_loop()
+    move_write = " ".join(services.MOVE_WRITE_SQL.split()).replace("%s", "$")
+    found = [s for s in statements if s.split("$")[0] == move_write.split("$")[0]]
+    assert bool(found) == prepared, statements
+    assert await database_sync_to_async(stored)(alice_game) == [
+        (n + 1, m) for n, m in enumerate(line[: live_moves.PREPARE_AFTER + 2])
+    ]
+    await socket.close()
+    live_moves.close_all()
