@@ -3,7 +3,7 @@ bare Channels echo consumer on the same server stack measured in the same run as
 
     .venv/bin/python bench/live.py [--players 200] [--spectators 200] [--think 0.5]
                                    [--duration 20] [--saturation-duration 10] [--ws auto] [--servers 1]
-                                   [--seed 1]
+                                   [--seed 1] [--repeat 1]
 
 It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
 migrates it, creates a classic challenge for today with a winnable deal (the first from ``--seed``
@@ -38,6 +38,11 @@ round, as a player's would):
 4. echo saturated (think 0);
 5. live saturated (think 0);
 6. the durable write saturated (think 0).
+
+``--repeat N`` runs the six rounds N times over, in that order, on the same server: the echo's
+rate and round trips vary from one round to the next by as much as a fifth on a shared machine,
+so a target set against the echo is better judged on several pairs of rounds than on one.  The
+summary then gives each target's figure as the median of the N, with the lowest and highest.
 
 Printed per round: messages (moves) per second, round-trip p50/p99, for live rounds the fan-out
 delay p50/p99 (from the mover sending a move to a spectator receiving its ``game.move_made``)
@@ -217,8 +222,8 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     line = [str(move) for move in solution.line]
     chooser = random.Random(4)
     played = {user.pk: chooser.randrange(len(line)) for user in players}
-    # the write rounds may go as fast as Postgres commits: about 10,000 writes a second in all
-    writes = args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players)
+    # the write rounds may go as fast as Postgres commits: about 10,000 writes a second in all, in each run
+    writes = args.repeat * (args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players))
     write_games_per_player = 2 + int(writes / len(line))
     rows = []
     for user in players:
@@ -715,6 +720,9 @@ async def main_async(args: argparse.Namespace, ports: list[int], server_pids: li
         ("live", 0.0, args.saturation_duration, "live, saturated"),
         ("write", 0.0, args.saturation_duration, "durable write, saturated"),
     ]
+    if args.repeat > 1:
+        rounds = [(kind, think, seconds, f"{name} ({run}/{args.repeat})")
+                  for run in range(1, args.repeat + 1) for kind, think, seconds, name in rounds]
     for kind, think, seconds, name in rounds:
         print(f"... {name}", file=sys.stderr, flush=True)
         cpu = sum(cpu_seconds(pid) for pid in server_pids)
@@ -734,6 +742,35 @@ async def main_async(args: argparse.Namespace, ports: list[int], server_pids: li
     return rows
 
 
+def median_of(values: list[float], fmt: str) -> str:
+    """The median of one figure over the runs, and its range when there are several."""
+    middle = statistics.median(values)
+    if len(values) == 1:
+        return fmt.format(middle)
+    return f"{fmt.format(middle)} (median of {len(values)} runs, {fmt.format(min(values))} to {fmt.format(max(values))})"
+
+
+def summary(runs: list[list[dict[str, Any]]], spectators: int) -> None:
+    """Each target's figure: the median over the runs of the six rounds, each run's own ratio."""
+    echo_p50 = [echo["rtt_p50_ms"] for echo, *_ in runs]
+    live_p50 = [live["rtt_p50_ms"] for _, live, *_ in runs]
+    write_p50 = [write["rtt_p50_ms"] for _, _, write, *_ in runs]
+    print(f"move RTT p50 at human pace: {median_of(live_p50, '{:.2f} ms')}; "
+          f"the echo's {median_of(echo_p50, '{:.2f} ms')}")
+    print(f"  as a multiple of the echo's: {median_of([m / e for m, e in zip(live_p50, echo_p50)], '{:.2f}x')} (target <= 2x)")
+    print(f"  its floor, the echo's p50 + the durable write's ({median_of(write_p50, '{:.2f} ms')}): "
+          f"{median_of([(e + w) / e for e, w in zip(echo_p50, write_p50)], '{:.2f}x')} the echo's")
+    print(f"move RTT p99 at human pace: {median_of([live['rtt_p99_ms'] for _, live, *_ in runs], '{:.2f} ms')} (target <= 20 ms)")
+    fanouts = [live["fanout_p99_ms"] for _, live, *_ in runs if live["fanout_p99_ms"] is not None]
+    if fanouts:
+        print(f"fan-out p99 to {spectators} spectators: {median_of(fanouts, '{:.2f} ms')} (target <= 50 ms)")
+    echo_rate = [echo_sat["per_second"] for _, _, _, echo_sat, *_ in runs]
+    live_rate = [live_sat["per_second"] for *_, live_sat, _ in runs]
+    print(f"saturated: {median_of(live_rate, '{:.0f} moves/s')}; the echo's {median_of(echo_rate, '{:.0f} messages/s')}")
+    print(f"  as a share of the echo's: {median_of([100 * m / e for m, e in zip(live_rate, echo_rate)], '{:.0f}%')} (target >= 25%); "
+          f"the durable write alone: {median_of([write_sat['per_second'] for *_, write_sat in runs], '{:.0f} writes/s')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=200)
@@ -746,8 +783,11 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=1, help="uvicorn processes, each on a port of its own (default 1)")
     parser.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation (its --ws)")
     parser.add_argument("--seed", type=int, default=1, help="the day's deal: the first winnable classic deal from this seed on (-1: a random one)")
+    parser.add_argument("--repeat", type=int, default=1, help="run the six rounds this many times over; the summary gives medians")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     if args.spectators > args.players * 4:
         parser.error("at most four spectators per player")
     if args.servers < 1:
@@ -763,7 +803,7 @@ def main() -> None:
     recreate_database(args)
     moves_per_game = 60
     saturated_moves = 4000 * args.saturation_duration / max(1, args.players)
-    games_per_player = int(2 + args.duration / max(0.05, args.think) / moves_per_game + saturated_moves / 30)
+    games_per_player = int(2 + args.repeat * (args.duration / max(0.05, args.think) / moves_per_game + saturated_moves / 30))
     world = build_world(args, games_per_player)
     print(f"challenge {world.challenge_id} (classic seed {world.seed}): a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
           flush=True)
@@ -776,19 +816,10 @@ def main() -> None:
         rows = uvloop.run(main_async(args, ports, [server.pid for server in servers], world))
     finally:
         stop(servers, timeout=15)
-    echo_human, live_human, write_human, echo_sat, live_sat, write_sat, logs = rows
+    *measured, logs = rows
+    runs = [measured[at:at + 6] for at in range(0, len(measured), 6)]
     print()
-    print(f"move RTT p50 at human pace: {live_human['rtt_p50_ms']:.2f} ms = "
-          f"{live_human['rtt_p50_ms'] / echo_human['rtt_p50_ms']:.2f}x the echo's {echo_human['rtt_p50_ms']:.2f} ms (target <= 2x)")
-    floor = echo_human["rtt_p50_ms"] + write_human["rtt_p50_ms"]
-    print(f"  its floor: the echo's p50 + the durable write's {write_human['rtt_p50_ms']:.2f} ms = {floor:.2f} ms "
-          f"= {floor / echo_human['rtt_p50_ms']:.2f}x the echo's")
-    print(f"move RTT p99 at human pace: {live_human['rtt_p99_ms']:.2f} ms (target <= 20 ms)")
-    if live_human["fanout_p99_ms"] is not None:
-        print(f"fan-out p99 to {args.spectators} spectators: {live_human['fanout_p99_ms']:.2f} ms (target <= 50 ms)")
-    print(f"saturated: {live_sat['per_second']:.0f} moves/s = {100 * live_sat['per_second'] / echo_sat['per_second']:.0f}% "
-          f"of the echo's {echo_sat['per_second']:.0f} messages/s (target >= 25%); "
-          f"the durable write alone: {write_sat['per_second']:.0f} writes/s")
+    summary(runs, args.spectators)
     print(f"machine load average {os.getloadavg()[0]:.1f} at the end")
     errors = sum(row.get("errors", 0) for row in rows)
     print(f"errors: {errors}; moves lost: {logs['lost']}; duplicated: {logs['duplicated']}")
