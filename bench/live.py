@@ -48,7 +48,10 @@ Printed per round: messages (moves) per second, round-trip p50/p99, for live rou
 delay p50/p99 (from the mover sending a move to a spectator receiving its ``game.move_made``)
 and the round trips of three kinds of move apart: those that ended a game, the others sent within
 ``AFTER_END`` (0.1 s) after a game ended (while its sockets close and the next game's open), and
-the rest; the server's resident memory (now and peak), and errors.  The summary sets the move's p50 beside
+the rest; the server's CPU per message and the share of it on the event loop's thread (the
+process's main thread: the rest is its worker threads', reading what sockets need as they open,
+and they share the one interpreter lock with the loop), its resident memory (now and peak), and
+errors.  The summary sets the move's p50 beside
 its floor, the echo's p50 plus the durable write's.  Afterwards every game's stored move log
 is compared with the moves the server accepted: none may be lost or duplicated.
 
@@ -81,7 +84,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import collector as client_collector  # noqa: E402
-from bench.processes import cpu_seconds, free_ports, stop  # noqa: E402
+from bench.processes import cpu_seconds, free_ports, main_thread_cpu_seconds, stop  # noqa: E402
 
 ECHO_PATH = "/ws/echo/"
 #: seconds after a game's end within which a move counts as sent "after a game ended"
@@ -316,8 +319,9 @@ class Tally:
     messages: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    #: CPU seconds the server process used during the round
+    #: CPU seconds the server process used during the round, and its event loop's thread of them
     server_cpu: float = 0.0
+    loop_cpu: float = 0.0
     #: whether the round went through the server (the durable writes do not)
     served: bool = True
 
@@ -659,6 +663,7 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
         "fanout_events": len(tally.fanouts),
         "server_cpu_s": tally.server_cpu if tally.served else None,
         "server_cpu_ms_per_message": 1000 * tally.server_cpu / tally.messages if tally.messages and tally.served else None,
+        "loop_cpu_share": tally.loop_cpu / tally.server_cpu if tally.server_cpu and tally.served else None,
         "rss_mb": memory[0],
         "peak_rss_mb": memory[1],
         "errors": len(tally.errors),
@@ -670,7 +675,8 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
     print(
         f"{tally.name:<24} {row['per_second']:8.0f} msg/s  RTT p50 {row['rtt_p50_ms']:6.2f} ms p99 {row['rtt_p99_ms']:6.2f} ms"
         f"{fanout}"
-        + (f"  server CPU {tally.server_cpu:.1f} s ({row['server_cpu_ms_per_message'] or 0:.2f} ms/msg)"
+        + (f"  server CPU {tally.server_cpu:.1f} s ({row['server_cpu_ms_per_message'] or 0:.2f} ms/msg, "
+           f"{100 * (row['loop_cpu_share'] or 0):.0f}% on the loop's thread)"
            f"  RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})" if tally.served else "  (Postgres only, no server)")
         + f"  errors {len(tally.errors)}",
         flush=True,
@@ -726,6 +732,7 @@ async def main_async(args: argparse.Namespace, ports: list[int], server_pids: li
     for kind, think, seconds, name in rounds:
         print(f"... {name}", file=sys.stderr, flush=True)
         cpu = sum(cpu_seconds(pid) for pid in server_pids)
+        loop_cpu = sum(main_thread_cpu_seconds(pid) for pid in server_pids)
         with client_collector.paused():
             if kind == "echo":
                 tally = await run_echo(ports, len(world.players), think, seconds, name)
@@ -734,6 +741,7 @@ async def main_async(args: argparse.Namespace, ports: list[int], server_pids: li
             else:
                 tally = await run_live(ports, world, args.spectators, think, seconds, name, ledger, cursors)
         tally.server_cpu = sum(cpu_seconds(pid) for pid in server_pids) - cpu
+        tally.loop_cpu = sum(main_thread_cpu_seconds(pid) for pid in server_pids) - loop_cpu
         rows.append(report(tally, total_memory_mb(server_pids)))
     games, lost, extra = await asyncio.to_thread(check_logs, ledger)
     print(f"move logs: {games} games checked, {sum(len(v) for v in ledger.accepted.values())} accepted moves, "

@@ -27,8 +27,17 @@ def free_ports(count: int) -> list[int]:
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds a process has used (all its threads); 0 once it is gone."""
+    return _stat_cpu(Path(f"/proc/{pid}/stat"))
+
+
+def main_thread_cpu_seconds(pid: int) -> float:
+    """The same for the process's main thread alone (a uvicorn server's event loop); 0 once it is gone."""
+    return _stat_cpu(Path(f"/proc/{pid}/task/{pid}/stat"))
+
+
+def _stat_cpu(path: Path) -> float:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = path.read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

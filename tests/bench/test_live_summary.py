@@ -38,3 +38,4 @@ def test_each_run_is_set_against_its_own_echo_and_the_median_is_taken(capsys):
     out = capsys.readouterr().out
     assert "as a share of the echo's: 15% (median of 3 runs, 10% to 20%)" in out
     assert "as a multiple of the echo's: 4.00x (median of 3 runs, 3.00x to 5.00x)" in out
+
