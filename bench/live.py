@@ -87,6 +87,15 @@ from bench import collector as client_collector  # noqa: E402
 from bench.processes import cpu_seconds, free_ports, main_thread_cpu_seconds, stop  # noqa: E402
 
 ECHO_PATH = "/ws/echo/"
+#: The six rounds of a run, in order: (key, kind, saturated, label).
+ROUNDS = [
+    ("echo", "echo", False, "echo"),
+    ("live", "live", False, "live"),
+    ("write", "write", False, "durable write"),
+    ("echo saturated", "echo", True, "echo, saturated"),
+    ("live saturated", "live", True, "live, saturated"),
+    ("write saturated", "write", True, "durable write, saturated"),
+]
 #: seconds after a game's end within which a move counts as sent "after a game ended"
 AFTER_END = 0.1
 
@@ -711,43 +720,42 @@ def check_logs(ledger: Ledger) -> tuple[int, int, int]:
     return len(ledger.accepted), lost, extra
 
 
-async def main_async(args: argparse.Namespace, ports: list[int], server_pids: list[int], world: World) -> list[dict[str, Any]]:
-    rows = []
+async def main_async(
+    args: argparse.Namespace, ports: list[int], server_pids: list[int], world: World
+) -> tuple[list[dict[str, dict[str, Any]]], dict[str, Any]]:
+    """The figures of each run of the six rounds, by ``ROUNDS``' keys, and the move logs' check."""
     ledger = Ledger()
     for game_id, count in world.played.items():
         ledger.accepted[game_id].extend((n, world.line[n - 1]) for n in range(1, count + 1))
     cursors = [{"index": 0} for _ in world.players]
     write_cursors = [[0, 0] for _ in world.players]
-    rounds = [
-        ("echo", args.think, args.duration, f"echo, think {args.think}s"),
-        ("live", args.think, args.duration, f"live, think {args.think}s"),
-        ("write", args.think, args.duration, f"durable write, think {args.think}s"),
-        ("echo", 0.0, args.saturation_duration, "echo, saturated"),
-        ("live", 0.0, args.saturation_duration, "live, saturated"),
-        ("write", 0.0, args.saturation_duration, "durable write, saturated"),
-    ]
-    if args.repeat > 1:
-        rounds = [(kind, think, seconds, f"{name} ({run}/{args.repeat})")
-                  for run in range(1, args.repeat + 1) for kind, think, seconds, name in rounds]
-    for kind, think, seconds, name in rounds:
-        print(f"... {name}", file=sys.stderr, flush=True)
-        cpu = sum(cpu_seconds(pid) for pid in server_pids)
-        loop_cpu = sum(main_thread_cpu_seconds(pid) for pid in server_pids)
-        with client_collector.paused():
-            if kind == "echo":
-                tally = await run_echo(ports, len(world.players), think, seconds, name)
-            elif kind == "write":
-                tally = await run_writes(world, think, seconds, name, write_cursors)
-            else:
-                tally = await run_live(ports, world, args.spectators, think, seconds, name, ledger, cursors)
-        tally.server_cpu = sum(cpu_seconds(pid) for pid in server_pids) - cpu
-        tally.loop_cpu = sum(main_thread_cpu_seconds(pid) for pid in server_pids) - loop_cpu
-        rows.append(report(tally, total_memory_mb(server_pids)))
+    runs: list[dict[str, dict[str, Any]]] = []
+    for run in range(1, args.repeat + 1):
+        figures: dict[str, dict[str, Any]] = {}
+        for key, kind, saturated, label in ROUNDS:
+            think = 0.0 if saturated else args.think
+            seconds = args.saturation_duration if saturated else args.duration
+            name = label if saturated else f"{label}, think {args.think}s"
+            if args.repeat > 1:
+                name = f"{name} ({run}/{args.repeat})"
+            print(f"... {name}", file=sys.stderr, flush=True)
+            cpu = sum(cpu_seconds(pid) for pid in server_pids)
+            loop_cpu = sum(main_thread_cpu_seconds(pid) for pid in server_pids)
+            with client_collector.paused():
+                if kind == "echo":
+                    tally = await run_echo(ports, len(world.players), think, seconds, name)
+                elif kind == "write":
+                    tally = await run_writes(world, think, seconds, name, write_cursors)
+                else:
+                    tally = await run_live(ports, world, args.spectators, think, seconds, name, ledger, cursors)
+            tally.server_cpu = sum(cpu_seconds(pid) for pid in server_pids) - cpu
+            tally.loop_cpu = sum(main_thread_cpu_seconds(pid) for pid in server_pids) - loop_cpu
+            figures[key] = report(tally, total_memory_mb(server_pids))
+        runs.append(figures)
     games, lost, extra = await asyncio.to_thread(check_logs, ledger)
     print(f"move logs: {games} games checked, {sum(len(v) for v in ledger.accepted.values())} accepted moves, "
           f"{lost} lost, {extra} duplicated or unexpected", flush=True)
-    rows.append({"round": "logs", "games": games, "lost": lost, "duplicated": extra})
-    return rows
+    return runs, {"round": "logs", "games": games, "lost": lost, "duplicated": extra}
 
 
 def median_of(values: list[float], fmt: str) -> str:
@@ -758,25 +766,26 @@ def median_of(values: list[float], fmt: str) -> str:
     return f"{fmt.format(middle)} (median of {len(values)} runs, {fmt.format(min(values))} to {fmt.format(max(values))})"
 
 
-def summary(runs: list[list[dict[str, Any]]], spectators: int) -> None:
+def summary(runs: list[dict[str, dict[str, Any]]], spectators: int) -> None:
     """Each target's figure: the median over the runs of the six rounds, each run's own ratio."""
-    echo_p50 = [echo["rtt_p50_ms"] for echo, *_ in runs]
-    live_p50 = [live["rtt_p50_ms"] for _, live, *_ in runs]
-    write_p50 = [write["rtt_p50_ms"] for _, _, write, *_ in runs]
+
+    def each(key: str, figure: str) -> list[Any]:
+        return [run[key][figure] for run in runs]
+
+    echo_p50, live_p50, write_p50 = each("echo", "rtt_p50_ms"), each("live", "rtt_p50_ms"), each("write", "rtt_p50_ms")
     print(f"move RTT p50 at human pace: {median_of(live_p50, '{:.2f} ms')}; "
           f"the echo's {median_of(echo_p50, '{:.2f} ms')}")
     print(f"  as a multiple of the echo's: {median_of([m / e for m, e in zip(live_p50, echo_p50)], '{:.2f}x')} (target <= 2x)")
     print(f"  its floor, the echo's p50 + the durable write's ({median_of(write_p50, '{:.2f} ms')}): "
           f"{median_of([(e + w) / e for e, w in zip(echo_p50, write_p50)], '{:.2f}x')} the echo's")
-    print(f"move RTT p99 at human pace: {median_of([live['rtt_p99_ms'] for _, live, *_ in runs], '{:.2f} ms')} (target <= 20 ms)")
-    fanouts = [live["fanout_p99_ms"] for _, live, *_ in runs if live["fanout_p99_ms"] is not None]
+    print(f"move RTT p99 at human pace: {median_of(each('live', 'rtt_p99_ms'), '{:.2f} ms')} (target <= 20 ms)")
+    fanouts = [fanout for fanout in each("live", "fanout_p99_ms") if fanout is not None]
     if fanouts:
         print(f"fan-out p99 to {spectators} spectators: {median_of(fanouts, '{:.2f} ms')} (target <= 50 ms)")
-    echo_rate = [echo_sat["per_second"] for _, _, _, echo_sat, *_ in runs]
-    live_rate = [live_sat["per_second"] for *_, live_sat, _ in runs]
+    echo_rate, live_rate = each("echo saturated", "per_second"), each("live saturated", "per_second")
     print(f"saturated: {median_of(live_rate, '{:.0f} moves/s')}; the echo's {median_of(echo_rate, '{:.0f} messages/s')}")
     print(f"  as a share of the echo's: {median_of([100 * m / e for m, e in zip(live_rate, echo_rate)], '{:.0f}%')} (target >= 25%); "
-          f"the durable write alone: {median_of([write_sat['per_second'] for *_, write_sat in runs], '{:.0f} writes/s')}")
+          f"the durable write alone: {median_of(each('write saturated', 'per_second'), '{:.0f} writes/s')}")
 
 
 def main() -> None:
@@ -821,14 +830,13 @@ def main() -> None:
     try:
         for port in ports:
             servers.append(start_server(args, port))
-        rows = uvloop.run(main_async(args, ports, [server.pid for server in servers], world))
+        runs, logs = uvloop.run(main_async(args, ports, [server.pid for server in servers], world))
     finally:
         stop(servers, timeout=15)
-    *measured, logs = rows
-    runs = [measured[at:at + 6] for at in range(0, len(measured), 6)]
     print()
     summary(runs, args.spectators)
     print(f"machine load average {os.getloadavg()[0]:.1f} at the end")
+    rows = [*(row for run in runs for row in run.values()), logs]
     errors = sum(row.get("errors", 0) for row in rows)
     print(f"errors: {errors}; moves lost: {logs['lost']}; duplicated: {logs['duplicated']}")
     if args.json:

@@ -8,17 +8,20 @@ from typing import Any
 from bench import live
 
 
-def run(echo_p50: float, live_p50: float, write_p50: float, echo_rate: float, live_rate: float) -> list[dict[str, Any]]:
-    """One run's six rows, with only the figures the summary reads."""
-    human = {"rtt_p99_ms": 10.0, "fanout_p99_ms": 20.0}
-    return [
-        {"rtt_p50_ms": echo_p50},
-        {"rtt_p50_ms": live_p50, **human},
-        {"rtt_p50_ms": write_p50},
-        {"per_second": echo_rate},
-        {"per_second": live_rate},
-        {"per_second": 5000.0},
-    ]
+def run(echo_p50: float, live_p50: float, write_p50: float, echo_rate: float, live_rate: float) -> dict[str, dict[str, Any]]:
+    """One run's six rounds, with only the figures the summary reads."""
+    return {
+        "echo": {"rtt_p50_ms": echo_p50},
+        "live": {"rtt_p50_ms": live_p50, "rtt_p99_ms": 10.0, "fanout_p99_ms": 20.0},
+        "write": {"rtt_p50_ms": write_p50},
+        "echo saturated": {"per_second": echo_rate},
+        "live saturated": {"per_second": live_rate},
+        "write saturated": {"per_second": 5000.0},
+    }
+
+
+def test_a_run_has_a_figure_for_each_round():
+    assert set(run(1, 1, 1, 1, 1)) == {key for key, *_ in live.ROUNDS}
 
 
 def test_one_run_prints_its_own_figures_without_a_range(capsys):
@@ -38,4 +41,3 @@ def test_each_run_is_set_against_its_own_echo_and_the_median_is_taken(capsys):
     out = capsys.readouterr().out
     assert "as a share of the echo's: 15% (median of 3 runs, 10% to 20%)" in out
     assert "as a multiple of the echo's: 4.00x (median of 3 runs, 3.00x to 5.00x)" in out
-
