@@ -64,10 +64,8 @@ def connection_params() -> dict[str, Any]:
     params.setdefault("connect_timeout", 5)
     params["autocommit"] = True
     # Django turns psycopg's prepared statements off for every connection, for the sake of
-    # external poolers; these connections send a handful of statements thousands of times, and
-    # prepared they take 0.34 ms at the p50 instead of 0.42 ms, and 160 µs of Postgres' CPU
-    # instead of 250 (MOVE_WRITE_SQL on one connection of each kind, in blocks of 1,000 taken in
-    # turn, 6,000 each).
+    # external poolers; these connections send a handful of statements thousands of times
+    # (what preparing them saves: docs/live.md, *The move path*).
     params["prepare_threshold"] = PREPARE_AFTER if settings.LIVE_MOVE_PREPARED else None
     if not settings.LIVE_MOVE_SYNCHRONOUS_COMMIT:
         params["options"] = f"{params.get('options', '')} -c synchronous_commit=off".strip()
