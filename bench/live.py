@@ -8,10 +8,10 @@ bare Channels echo consumer on the same server stack measured in the same run as
 It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
 migrates it, creates a classic challenge for today with a winnable deal (the first from ``--seed``
 on, so that runs compare the same day), the players (each with a
-ranked game and practice games of that deal, so they can keep playing; the ranked game is stored
-already played up to a point of the solver's line drawn at random, so the players are at every
-stage of a game and games end all through the rounds, not all within the same second) and the
-spectators (each past the spoiler line, so they watch move by move), then starts one uvicorn
+ranked game and practice games of that deal, so they can keep playing; each live round opens with
+every player on a game stored already played up to a point of the solver's line drawn at random,
+the first round on the ranked game, so the players are at every stage of a game and games end all
+through every round, not all within the same second) and the spectators (each past the spoiler line, so they watch move by move), then starts one uvicorn
 process (uvloop, httptools) serving ``piramide_site.asgi`` plus an echo route, on the Redis
 channel layer.  ``--servers N`` starts N of them on ports of their own: the players and the echo
 clients are dealt among them in turn, each spectator goes to one drawn at random (so some events
@@ -175,12 +175,14 @@ class World:
     challenge_id: int
     seed: int
     line: list[str]
-    #: per player: the session cookie and the ids of the games it will play, in order
+    #: per player: the session cookie and the ids of the fresh games it will play, in order
     players: list[tuple[str, list[int]]]
+    #: per player: the game it opens each live round on, stored part-played (the ranked one first)
+    openers: list[list[int]]
     spectators: list[str]
     #: per player: practice games of its own for the write rounds, which no socket plays
     write_games: list[list[int]] = field(default_factory=list)
-    #: the moves of the line stored before the rounds, by game (each player's first game)
+    #: the moves of the line stored before the rounds, by game (the openers)
     played: dict[int, int] = field(default_factory=dict)
 
 
@@ -228,31 +230,37 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
         return str(session.session_key)
 
     players, spectators = users[: args.players], users[args.players :]
-    # Each player's first (ranked) game is stored part-played, up to a point of the line drawn at
-    # random, so that the players are at every stage of a game at once and games end all through
-    # the rounds, as on a real day.  (Started together, all of them would finish within a second or two.)
+    # Each live round opens with every player on a game stored part-played, up to a point of the
+    # line drawn at random (the first round on the player's ranked game, the others on practice
+    # games), so that the players are at every stage of a game at once and games end all through
+    # every round, as on a real day.  (Started together on fresh games, all of them would finish
+    # within a second or two; and a round's clock leaves the players' games wherever they are: after
+    # a saturated round most players are waiting for their next game's socket to open.)
     line = [str(move) for move in solution.line]
     chooser = random.Random(4)
-    played = {user.pk: chooser.randrange(len(line)) for user in players}
+    live_rounds = args.repeat * sum(kind == "live" for _, kind, _, _ in ROUNDS)
+    played = {user.pk: [chooser.randrange(len(line)) for _ in range(live_rounds)] for user in players}
     # the write rounds may go as fast as Postgres commits: about 10,000 writes a second in all, in each run
     writes = args.repeat * (args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players))
     write_games_per_player = 2 + int(writes / len(line))
-    rows = []
-    for user in players:
-        count = played[user.pk]
-        rows.append(Game(challenge=challenge, player=user, ranked=True, move_count=count, version=count))
-        rows.extend(Game(challenge=challenge, player=user, ranked=False) for _ in range(games_per_player - 1))
+    openers = [
+        Game(challenge=challenge, player=user, ranked=r == 0, move_count=count, version=count)
+        for user in players for r, count in enumerate(played[user.pk])
+    ]
+    fresh = [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(games_per_player)]
     writing = [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(write_games_per_player)]
     # Spectators have played their own ranked game: they are past the spoiler line.
-    rows.extend(Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators)
-    Game.objects.bulk_create(rows + writing)  # Postgres returns the new ids
-    games: dict[int, list[int]] = defaultdict(list)
-    for game in rows[: len(players) * games_per_player]:
-        games[game.player_id].append(game.pk)  # each player's ranked game first
-    write_games: dict[int, list[int]] = defaultdict(list)
-    for game in writing:
-        write_games[game.player_id].append(game.pk)
-    stored = {games[user.pk][0]: played[user.pk] for user in players}
+    watching = [Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators]
+    Game.objects.bulk_create(openers + fresh + writing + watching)  # Postgres returns the new ids
+
+    def by_player(rows: list[Any]) -> dict[int, list[int]]:
+        ids: dict[int, list[int]] = defaultdict(list)
+        for game in rows:
+            ids[game.player_id].append(game.pk)
+        return ids
+
+    opening, games, write_games = by_player(openers), by_player(fresh), by_player(writing)
+    stored = {game.pk: game.move_count for game in openers}
     Move.objects.bulk_create(
         [Move(game_id=game_id, number=n, notation=line[n - 1]) for game_id, count in stored.items() for n in range(1, count + 1)]
     )
@@ -261,6 +269,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
         seed=seed,
         line=line,
         players=[(cookie(user), games[user.pk]) for user in players],
+        openers=[opening[user.pk] for user in players],
         spectators=[cookie(user) for user in spectators],
         write_games=[write_games[user.pk] for user in players],
         played=stored,
@@ -336,6 +345,32 @@ class Tally:
 
 
 @dataclass
+class Cursor:
+    """A player's place among its prepared games, across rounds: each live round opens on the
+    player's next opener (a game stored part-played, ``build_world``), then fresh games in order.
+    A game a round's clock leaves unfinished is left so, as a player closing the page would."""
+
+    games: list[int]
+    openers: list[int]
+    index: int = 0
+    opening: int | None = None
+
+    def begin(self) -> None:
+        """A live round begins: its first game is the next opener."""
+        self.opening = self.openers.pop(0) if self.openers else None
+
+    def take(self) -> int | None:
+        """The game to open next: the round's opener, else the next fresh game (None: none left)."""
+        if self.opening is not None:
+            game_id, self.opening = self.opening, None
+            return game_id
+        if self.index >= len(self.games):
+            return None
+        self.index += 1
+        return self.games[self.index - 1]
+
+
+@dataclass
 class Ledger:
     """Moves the server accepted (move.ok), per game: checked against the database at the end."""
 
@@ -408,16 +443,15 @@ class Ready:
 
 
 async def player_client(
-    port: int, cookie: str, games: list[int], line: list[str], think: float, clock: dict[str, float], tally: Tally,
+    port: int, cookie: str, line: list[str], think: float, clock: dict[str, float], tally: Tally,
     ledger: Ledger, follows: list[Follow], rng: random.Random, started: asyncio.Event, ready: Ready,
-    next_game: dict[str, int],
+    cursor: Cursor,
 ) -> None:
     async def open_next() -> tuple[int, Any, dict[str, Any]] | None:
-        if next_game["index"] >= len(games):
+        game_id = cursor.take()
+        if game_id is None:
             tally.errors.append("a player ran out of prepared games: raise the games per player")
             return None
-        game_id = games[next_game["index"]]
-        next_game["index"] += 1
         for follow in follows:
             follow.game.put_nowait(game_id)
         ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
@@ -533,7 +567,7 @@ async def clocked(
 
 async def run_live(
     ports: list[int], world: World, spectators: int, think: float, seconds: float, name: str, ledger: Ledger,
-    cursors: list[dict[str, int]],
+    cursors: list[Cursor],
 ) -> Tally:
     tally = Tally(name, paced=think > 0)
     started = asyncio.Event()
@@ -550,12 +584,14 @@ async def run_live(
         spectator_tasks.append(asyncio.ensure_future(spectator_client(port, cookie, follow, tally, ledger, ready)))
     rng = random.Random(2)
     clock = {"until": float("inf")}
+    for cursor in cursors:
+        cursor.begin()
     player_tasks = [
         asyncio.ensure_future(
-            player_client(ports[i % len(ports)], cookie, games, world.line, think, clock, tally, ledger, follows[i],
+            player_client(ports[i % len(ports)], cookie, world.line, think, clock, tally, ledger, follows[i],
                           random.Random(rng.random()), started, ready, cursors[i])
         )
-        for i, (cookie, games) in enumerate(world.players)
+        for i, (cookie, _) in enumerate(world.players)
     ]
     try:
         await asyncio.wait_for(ready.all.wait(), 120)
@@ -727,7 +763,7 @@ async def main_async(
     ledger = Ledger()
     for game_id, count in world.played.items():
         ledger.accepted[game_id].extend((n, world.line[n - 1]) for n in range(1, count + 1))
-    cursors = [{"index": 0} for _ in world.players]
+    cursors = [Cursor(games, list(openers)) for (_, games), openers in zip(world.players, world.openers, strict=True)]
     write_cursors = [[0, 0] for _ in world.players]
     runs: list[dict[str, dict[str, Any]]] = []
     for run in range(1, args.repeat + 1):
