@@ -6,6 +6,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .cards import Card, NotationError, full_deck, parse_card
 from .rules import Rules
@@ -57,7 +58,12 @@ def shuffled_deck(rules: Rules, seed: int) -> list[Card]:
     return cards
 
 
+@lru_cache(maxsize=256)
 def deal_from_seed(rules: Rules, seed: int) -> Deal:
+    """The deal of ``seed``.  One object per (rules, seed) (deals are immutable), so every game of a
+    day's challenge shares its deal and its cards: a position a server keeps then holds a few
+    objects of its own instead of some sixty, for Python's collector to walk on every full pass
+    (games/positions.py); the shuffle is not run again for each game either."""
     cards = shuffled_deck(rules, seed)
     return Deal(rules, tuple(cards[: rules.pyramid_size]), tuple(cards[rules.pyramid_size :]))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 from .cards import NotationError
 
@@ -85,8 +86,17 @@ RETURN_THREE = Move(Kind.RETURN_THREE)
 
 
 def remove(*refs: Ref) -> Move:
-    """A king (one ref) or a pair (two refs), in the canonical order: pyramid first, top to bottom."""
-    return Move(Kind.REMOVE, tuple(sorted(refs, key=Ref.sort_key)))
+    """A king (one ref) or a pair (two refs), in the canonical order: pyramid first, top to bottom.
+
+    The same refs give the same Move object (moves are immutable), so the positions a server keeps
+    share their moves instead of holding three objects of their own per move, for Python's
+    collector to walk on every full pass (games/positions.py)."""
+    return _remove(tuple(sorted(refs, key=Ref.sort_key)))
+
+
+@lru_cache(maxsize=8192)
+def _remove(refs: tuple[Ref, ...]) -> Move:
+    return Move(Kind.REMOVE, refs)
 
 
 def put_back(count: int) -> Move:

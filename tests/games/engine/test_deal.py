@@ -70,6 +70,12 @@ def test_a_seeded_deal_is_a_full_deck_that_reads_back(preset: str, seed: int) ->
     assert parse_deal(rules, str(deal).lower()) == deal
 
 
+def test_a_seed_gives_one_shared_deal_per_preset() -> None:
+    # deals are immutable: every game of a day's challenge shares one deal and its cards
+    assert deal_from_seed(get_rules("classic"), 7) is deal_from_seed(get_rules("classic"), 7)
+    assert deal_from_seed(get_rules("one-pass"), 7) is not deal_from_seed(get_rules("classic"), 7)
+
+
 def test_presets_sharing_a_seed_deal_independently() -> None:
     assert str(deal_from_seed(get_rules("classic"), 5)) != str(deal_from_seed(get_rules("one-pass"), 5))
 

@@ -265,3 +265,34 @@ def test_replay_rebuilds_the_same_game_and_names_the_first_bad_move() -> None:
     assert Game.replay(game.deal, game.moves) == game
     with pytest.raises(IllegalMoveError, match=r"move 2 \(7.6\+7.7\)"):
         Game.replay(game.deal, parse_moves("7.1 7.6+7.7"))
+
+
+def _tracked_reach(root: object) -> dict[int, object]:
+    """The objects Python's collector tracks that ``root`` reaches (classes, modules and functions left out)."""
+    import gc
+    import types
+
+    seen: dict[int, object] = {}
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+            continue
+        seen[id(obj)] = obj
+        stack.extend(gc.get_referents(obj))
+    return seen
+
+
+def test_two_games_of_one_deal_played_alike_hold_only_a_few_objects_of_their_own() -> None:
+    # A server remembers one position per game (games/positions.py), and Python's collector walks
+    # every object they hold on each full pass: games of the day's deal share its cards and their moves.
+    import gc
+
+    first, second = Game.from_seed("classic", 12), Game.from_seed("classic", 12)
+    for _ in range(20):  # removals where there are some, else draws: both games alike, each move read from its notation
+        text = min((str(move) for move in first.legal_moves()), key=lambda text: (text == "D", text))
+        first, second = first.apply(parse_move(text)), second.apply(parse_move(text))
+    assert sum(move.kind.value == "remove" for move in second.moves) >= 3
+    gc.collect()  # tuples of untracked objects stop being tracked at a collection
+    own = set(_tracked_reach(second)) - set(_tracked_reach(first))
+    assert len(own) <= 6, f"{len(own)} objects of its own"

@@ -15,6 +15,12 @@ def test_pair_order_is_canonical_pyramid_first() -> None:
     assert str(parse_move("7.4+7.1")) == "7.1+7.4"
 
 
+def test_the_same_removal_is_one_shared_move_whatever_the_order_it_was_written_in() -> None:
+    # moves are immutable: a server's remembered positions share them instead of holding their own
+    assert parse_move("7.4+7.1") is parse_move("7.1+7.4") is remove(pyramid_ref(7, 4), pyramid_ref(7, 1))
+    assert parse_move("7.1") is parse_move(" 7.1 ")
+
+
 def test_simple_moves_parse_to_their_kinds() -> None:
     assert parse_moves("d r t b2 W3+w") == [DRAW, RECYCLE, RETURN_THREE, put_back(2), remove(WASTE, waste_ref(3))]
 
