@@ -7,16 +7,16 @@ bare Channels echo consumer on the same server stack measured in the same run as
 
 It drops and recreates the database ``piramide_bench`` on the Postgres of ``--database-url``,
 migrates it, creates a classic challenge for today with a winnable deal (the first from ``--seed``
-on, so that runs compare the same day), the players (each with a
-ranked game and practice games of that deal, so they can keep playing; each live round opens with
-every player on a game stored already played up to a point of the solver's line drawn at random,
-the first round on the ranked game, so the players are at every stage of a game and games end all
-through every round, not all within the same second) and the spectators (each past the spoiler line, so they watch move by move), then starts one uvicorn
-process (uvloop, httptools) serving ``piramide_site.asgi`` plus an echo route, on the Redis
-channel layer.  ``--servers N`` starts N of them on ports of their own: the players and the echo
-clients are dealt among them in turn, each spectator goes to one drawn at random (so some events
-reach their watchers from another process, through Redis), and the servers' CPU and memory are
-added up.
+on, so that runs compare the same day), the players (each with a ranked game and practice games of
+that deal, so they can keep playing; each live round opens with every player on a game stored
+already played up to a point of the solver's line drawn at random, the first round on the ranked
+game, so the players are at every stage of a game and games end all through every round, not all
+within the same second) and the spectators (each past the spoiler line, so they watch move by
+move), then starts one uvicorn process (uvloop, httptools) serving ``piramide_site.asgi`` plus an
+echo route, on the Redis channel layer.  ``--servers N`` starts N of them on ports of their own:
+the players and the echo clients are dealt among them in turn, each spectator goes to one drawn at
+random (so some events reach their watchers from another process, through Redis), and the
+servers' CPU and memory are added up.
 
 Rounds, each ``--duration`` seconds (the saturation rounds ``--saturation-duration``); in each,
 every client's first socket is open before the clock starts, so no round is timed from a herd of
