@@ -3,7 +3,7 @@
 import pytest
 
 from games.engine.game import Game, IllegalMoveError, Outcome
-from games.engine.moves import DRAW, RECYCLE, parse_move, parse_moves
+from games.engine.moves import DRAW, RECYCLE, Kind, parse_move, parse_moves
 from games.engine.rules import FULL_RANKS, Rules, StockModel
 from games.engine.scoring import count_moves
 
@@ -292,7 +292,7 @@ def test_two_games_of_one_deal_played_alike_hold_only_a_few_objects_of_their_own
     for _ in range(20):  # removals where there are some, else draws: both games alike, each move read from its notation
         text = min((str(move) for move in first.legal_moves()), key=lambda text: (text == "D", text))
         first, second = first.apply(parse_move(text)), second.apply(parse_move(text))
-    assert sum(move.kind.value == "remove" for move in second.moves) >= 3
+    assert sum(move.kind is Kind.REMOVE for move in second.moves) >= 3
     gc.collect()  # tuples of untracked objects stop being tracked at a collection
     own = set(_tracked_reach(second)) - set(_tracked_reach(first))
     assert len(own) <= 6, f"{len(own)} objects of its own"
