@@ -825,7 +825,7 @@ def summary(runs: list[dict[str, dict[str, Any]]], spectators: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--spectators", type=int, default=200)
     parser.add_argument("--think", type=float, default=0.5, help="mean seconds a player thinks before a move")

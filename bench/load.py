@@ -546,7 +546,7 @@ def forget_keys(redis_url: str, prefix: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--duration", type=float, default=300.0, help="seconds the whole run should take")
     parser.add_argument("--servers", type=int, default=2, help="ASGI server processes")
