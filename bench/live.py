@@ -51,9 +51,10 @@ and the round trips of three kinds of move apart: those that ended a game, the o
 the rest; the server's CPU per message and the share of it on the event loop's thread (the
 process's main thread: the rest is its worker threads', reading what sockets need as they open,
 and they share the one interpreter lock with the loop), its resident memory (now and peak), and
-errors.  The summary sets the move's p50 beside
-its floor, the echo's p50 plus the durable write's.  Afterwards every game's stored move log
-is compared with the moves the server accepted: none may be lost or duplicated.
+errors; for live rounds also how long the games the players opened on the clock took from the
+socket's connecting to ``synced`` (the next game's page ready), p50/p99.  The summary sets the
+move's p50 beside its floor, the echo's p50 plus the durable write's.  Afterwards every game's
+stored move log is compared with the moves the server accepted: none may be lost or duplicated.
 
 The server is the site's own application, with its per-user and per-address socket limits
 counting every frame in Redis as they do in production; their rates and the per-connection rate
@@ -334,6 +335,9 @@ class Tally:
     #: moves sent after a game ended are not told apart)
     paced: bool = True
     fanouts: list[float] = field(default_factory=list)
+    #: live rounds: the seconds from a player's next game's socket starting to connect to its
+    #: ``synced`` (the game's state sent and the groups joined), for the games opened on the clock
+    opens: list[float] = field(default_factory=list)
     messages: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -454,6 +458,7 @@ async def player_client(
             return None
         for follow in follows:
             follow.game.put_nowait(game_id)
+        opening = time.perf_counter()
         ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
         try:
             state = await receive_until(ws, "state")
@@ -461,6 +466,8 @@ async def player_client(
         except BaseException:
             await ws.close()
             raise
+        if started.is_set():
+            tally.opens.append(time.perf_counter() - opening)
         return game_id, ws, state
 
     try:
@@ -706,6 +713,9 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
         "fanout_p50_ms": percentile(tally.fanouts, 0.50) * 1000 if tally.fanouts else None,
         "fanout_p99_ms": percentile(tally.fanouts, 0.99) * 1000 if tally.fanouts else None,
         "fanout_events": len(tally.fanouts),
+        "opens": len(tally.opens),
+        "open_p50_ms": percentile(tally.opens, 0.50) * 1000 if tally.opens else None,
+        "open_p99_ms": percentile(tally.opens, 0.99) * 1000 if tally.opens else None,
         "server_cpu_s": tally.server_cpu if tally.served else None,
         "server_cpu_ms_per_message": 1000 * tally.server_cpu / tally.messages if tally.messages and tally.served else None,
         "loop_cpu_share": tally.loop_cpu / tally.server_cpu if tally.server_cpu and tally.served else None,
@@ -733,6 +743,9 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
             print(f"{'':<24} the {len(after_end)} others sent within {AFTER_END:g} s after a game ended: RTT p50 "
                   f"{row['after_end_rtt_p50_ms']:.2f} ms p99 {row['after_end_rtt_p99_ms']:.2f} ms; the {len(rest)} "
                   f"sent later: p50 {row['rest_rtt_p50_ms']:.2f} ms p99 {row['rest_rtt_p99_ms']:.2f} ms")
+    if tally.opens:
+        print(f"{'':<24} the {len(tally.opens)} games opened on the clock: socket open to synced p50 "
+              f"{row['open_p50_ms']:.2f} ms p99 {row['open_p99_ms']:.2f} ms")
     for error in sorted(set(tally.errors))[:5]:
         print(f"    error: {error}")
     return row
