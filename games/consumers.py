@@ -135,10 +135,9 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         """Channels' ``websocket_disconnect`` without its ``close_old_connections`` hop to the one
-        thread-sensitive thread on every close: a live socket uses that thread only for Channels'
-        read of its user when it opens, which closes what it opened itself; every other database
-        call goes through ``db_call``, which tidies its own.  Live sockets join no channel-layer
-        groups."""
+        thread-sensitive thread on every close: every database call of a live socket, its user's
+        read as it opens among them (``piramide_site.socket_auth``), goes through ``db_call``,
+        which tidies its own.  Live sockets join no channel-layer groups."""
         await self.disconnect(message["code"])
         raise StopConsumer()
 

@@ -1,7 +1,8 @@
 """The ASGI application: Django builds first, then the Channels router (see docs/style.md).
 
 HTTP goes to Django.  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
-then the session middleware that puts the signed-in user in the scope, then the per-user and
+then the session middleware that puts the signed-in user in the scope (Channels' own, its read of
+the user on the thread pool: piramide_site/socket_auth.py), then the per-user and
 per-address limits on open sockets and frames (piramide_site/socket_limits.py), then the routes.
 """
 
@@ -13,7 +14,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 django_asgi_app = get_asgi_application()
 
 # Django must be set up before the consumers (and the models they import) load.
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
@@ -22,13 +22,14 @@ from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
 
 from . import collector  # noqa: E402
+from .socket_auth import SessionAuthStack  # noqa: E402
 from .socket_limits import SocketLimitMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(SocketLimitMiddleware(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns])))
+            SessionAuthStack(SocketLimitMiddleware(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns])))
         ),
     }
 )

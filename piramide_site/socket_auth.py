@@ -1,0 +1,37 @@
+"""Who a socket is: Channels' session authentication, with its database read on the thread pool.
+
+Channels' ``AuthMiddleware`` reads the session and its user through ``database_sync_to_async``,
+which runs on the one thread a process keeps for thread-sensitive calls and closes stale
+connections before and after.  Every socket that opens then waits in one line behind every
+other's read: on a busy server (``bench/live.py``, saturated) a player's next game took 4.2 to
+4.3 s at the p50 from the socket's connecting to its ``synced`` (docs/live.md, *Measuring*).
+
+Here the same function, Channels' own ``get_user`` (the session, its user, the check of the
+session's hash against the user's, which signs a socket out after a password change), runs
+through ``db_call``: on the thread pool, with the connection its thread keeps, like every other
+database call a socket makes, so the openings' reads overlap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.auth import AuthMiddleware, get_user
+from channels.sessions import CookieMiddleware, SessionMiddleware
+
+from .db_calls import db_call
+
+#: Channels' ``get_user`` is a ``database_sync_to_async``: ``func`` is the function it wraps
+_read_user = db_call(get_user.func)
+
+
+class SessionUserMiddleware(AuthMiddleware):
+    """``AuthMiddleware``, its user read by ``db_call`` instead of on the thread-sensitive thread."""
+
+    async def resolve_scope(self, scope: dict[str, Any]) -> None:
+        scope["user"]._wrapped = await _read_user(scope)
+
+
+def SessionAuthStack(inner: Any) -> Any:  # noqa: N802 (named like Channels' AuthMiddlewareStack)
+    """Cookies, the session, then the user: Channels' ``AuthMiddlewareStack`` with the user read above."""
+    return CookieMiddleware(SessionMiddleware(SessionUserMiddleware(inner)))
