@@ -219,9 +219,13 @@ class Hub:
         self.prefix = pubsub_prefix()
         #: Marks this hub's own messages: it delivers them to its sockets before publishing, and skips them when Redis echoes them back.
         self.origin = secrets.token_hex(ORIGIN_BYTES)
-        #: Groups this process is subscribed to in Redis, changed only under ``lock``.
+        #: Groups this process is subscribed to in Redis, changed only by ``_rounds``.
         self.subscribed: set[str] = set()
-        self.lock = asyncio.Lock()
+        #: Groups whose members changed since the last round took them, and the future the round
+        #: that takes them sets once its commands are sent.
+        self.changed: set[str] = set()
+        self.next_round: asyncio.Future[None] | None = None
+        self.rounds: asyncio.Task[None] | None = None
 
     def _client(self) -> Any:
         if self.redis is None:
@@ -247,28 +251,57 @@ class Hub:
                 await self._follow(group)
 
     async def _follow(self, group: str) -> None:
-        """Bring the Redis subscription of ``group`` in line with its members, one change at a time.
+        """Bring the Redis subscription of ``group`` in line with its members: return once a round
+        that began after this call has sent what it needed.
 
-        Serialised: redis-py's pub/sub connects on its first command, and two first subscribes at
-        once (sockets reconnecting together after a restart) could land on different connections;
-        and a leave racing a join must not end unsubscribed while a socket listens.
+        One task sends the rounds, one after the other: redis-py's pub/sub connects on its first
+        command, and two first subscribes at once (sockets reconnecting together after a restart)
+        could land on different connections; and a leave racing a join must not end unsubscribed
+        while a socket listens (each round reads the members as they are when it begins).  A round
+        takes every group changed since the last began, in one SUBSCRIBE and one UNSUBSCRIBE, so a
+        busy server, with sockets opening and closing as games end, does not line its openings up
+        one command (and several turns of the loop) at a time.
         """
-        async with self.lock:
-            wanted, have = group in self.members, group in self.subscribed
-            if wanted == have:
-                return
-            self._client()
+        self.changed.add(group)
+        if self.next_round is None:
+            self.next_round = self.loop.create_future()
+        sent = self.next_round
+        if self.rounds is None or self.rounds.done():
+            self.rounds = self.loop.create_task(self._rounds())
+        await asyncio.shield(sent)  # a socket that goes away meanwhile does not cancel the others' round
+
+    async def _rounds(self) -> None:
+        while self.changed:
+            changed, self.changed = self.changed, set()
+            sent, self.next_round = self.next_round, None
             try:
-                if wanted:
-                    await self.pubsub.subscribe(self.prefix + group)
-                    self.subscribed.add(group)
-                else:
-                    self.subscribed.discard(group)
-                    await self.pubsub.unsubscribe(self.prefix + group)
-            except Exception as error:  # Redis is gone: redis-py subscribes again when it reconnects
-                log.warning("live events: could not change the subscription to %s: %r", group, error)
-            if self.subscribed and (self.reader is None or self.reader.done()):
-                self.reader = self.loop.create_task(self._read())
+                await self._change(
+                    sorted(group for group in changed if group in self.members and group not in self.subscribed),
+                    sorted(group for group in changed if group not in self.members and group in self.subscribed),
+                )
+            finally:
+                if sent is not None and not sent.done():
+                    sent.set_result(None)
+
+    async def _change(self, joined: list[str], left: list[str]) -> None:
+        # out of ``subscribed`` before anything is awaited: a socket joining one of them meanwhile
+        # then waits for the next round, which subscribes again
+        self.subscribed.difference_update(left)
+        self._client()
+        # a failure here is Redis gone: redis-py subscribes again to its channels when it reconnects
+        if joined:
+            try:
+                await self.pubsub.subscribe(*(self.prefix + group for group in joined))
+                self.subscribed.update(joined)
+            except Exception as error:
+                log.warning("live events: could not subscribe to %s: %r", joined, error)
+        if left:
+            try:
+                await self.pubsub.unsubscribe(*(self.prefix + group for group in left))
+            except Exception as error:
+                log.warning("live events: could not unsubscribe from %s: %r", left, error)
+        if self.subscribed and (self.reader is None or self.reader.done()):
+            self.reader = self.loop.create_task(self._read())
 
     def deliver(self, groups: dict[str, list[Encoded]]) -> None:
         for group, events in groups.items():

@@ -77,3 +77,126 @@ async def other_origins() -> None:
     assert len(ear.heard) == 2
     await hub.discard(group, ear)
     await other.redis.aclose()
+
+
+def test_sockets_joining_at_once_are_subscribed_in_a_few_commands_and_hear_other_servers(on_redis):
+    run_async(many_joins(), timeout=30)
+
+
+async def many_joins() -> None:
+    """Sockets open by the hundred on a busy day (games ending, the next ones opening): each join
+    waits for its SUBSCRIBE to be sent, and those that come together share one command."""
+    loop = asyncio.get_running_loop()
+    hub, other = events.Hub(loop), events.Hub(loop)
+    hub._client()
+    commands: list[int] = []
+    subscribe = hub.pubsub.subscribe
+
+    async def counted(*channels: str) -> None:
+        commands.append(len(channels))
+        await subscribe(*channels)
+
+    hub.pubsub.subscribe = counted
+    groups = [f"test-hub-many-{n}" for n in range(200)]
+    ears = [Ear() for _ in groups]
+    try:
+        await asyncio.gather(*(hub.add(group, ear) for group, ear in zip(groups, ears)))
+        assert hub.subscribed == set(groups)
+        assert sum(commands) == len(groups) and len(commands) <= 3, commands
+        await other.publish({group: [event(n)] for n, group in enumerate(groups)})
+        for ear in ears:
+            await wait_for(ear, 1)
+        await asyncio.gather(*(hub.discard(group, ear) for group, ear in zip(groups, ears)))
+        assert hub.subscribed == set()
+        await asyncio.sleep(0.2)
+        counts = await other._client().pubsub_numsub(*(hub.prefix + group for group in groups))
+        assert all(count == 0 for _, count in counts), counts
+    finally:
+        if hub.reader is not None:
+            hub.reader.cancel()
+        await hub.redis.aclose()
+        await other.redis.aclose()
+
+
+@pytest.mark.parametrize("leave_first", [True, False])
+def test_a_leave_racing_a_join_of_the_same_group_ends_subscribed(on_redis, leave_first):
+    run_async(join_racing_leave(leave_first), timeout=30)
+
+
+async def join_racing_leave(leave_first: bool) -> None:
+    loop = asyncio.get_running_loop()
+    hub, other = events.Hub(loop), events.Hub(loop)
+    group, leaving, joining = "test-hub-race", Ear(), Ear()
+    try:
+        await hub.add(group, leaving)
+        calls = [hub.discard(group, leaving), hub.add(group, joining)]
+        await asyncio.gather(*(calls if leave_first else calls[::-1]))
+        assert group in hub.subscribed and hub.members[group] == {joining}
+        await other.publish({group: [event(3)]})
+        await wait_for(joining, 1)
+        assert leaving.heard == []
+    finally:
+        if hub.reader is not None:
+            hub.reader.cancel()
+        await hub.redis.aclose()
+        await other.redis.aclose()
+
+
+def test_a_socket_gone_while_its_join_waits_does_not_stop_the_others_subscription(on_redis):
+    run_async(cancelled_join(), timeout=30)
+
+
+async def cancelled_join() -> None:
+    loop = asyncio.get_running_loop()
+    hub, other = events.Hub(loop), events.Hub(loop)
+    gone, staying = Ear(), Ear()
+    try:
+        going = asyncio.ensure_future(hub.add("test-hub-gone", gone))
+        stays = asyncio.ensure_future(hub.add("test-hub-stays", staying))
+        await asyncio.sleep(0)  # both wait for the same round
+        going.cancel()
+        await stays
+        assert "test-hub-stays" in hub.subscribed
+        await other.publish({"test-hub-stays": [event(5)]})
+        await wait_for(staying, 1)
+        await asyncio.gather(going, return_exceptions=True)
+    finally:
+        if hub.reader is not None:
+            hub.reader.cancel()
+        await hub.redis.aclose()
+        await other.redis.aclose()
+
+
+def test_a_join_while_the_round_that_unsubscribes_its_group_is_out_subscribes_again(on_redis):
+    run_async(join_during_leave(), timeout=30)
+
+
+async def join_during_leave() -> None:
+    """The round that unsubscribes a group first sends another group's SUBSCRIBE; a socket that
+    joins the leaving group in between must not find it still marked subscribed."""
+    loop = asyncio.get_running_loop()
+    hub, other = events.Hub(loop), events.Hub(loop)
+    hub._client()
+    leaving, coming, late = Ear(), Ear(), Ear()
+    subscribe = hub.pubsub.subscribe
+    joins: list[asyncio.Future[None]] = []
+
+    async def then_join(*channels: str) -> None:
+        await subscribe(*channels)
+        if not joins:  # the round that leaves "test-hub-back" is out: join it again now
+            joins.append(asyncio.ensure_future(hub.add("test-hub-back", late)))
+            await asyncio.sleep(0)
+
+    try:
+        await hub.add("test-hub-back", leaving)
+        hub.pubsub.subscribe = then_join
+        await asyncio.gather(hub.discard("test-hub-back", leaving), hub.add("test-hub-new", coming))
+        await joins[0]
+        assert {"test-hub-back", "test-hub-new"} <= hub.subscribed
+        await other.publish({"test-hub-back": [event(9)]})
+        await wait_for(late, 1)
+    finally:
+        if hub.reader is not None:
+            hub.reader.cancel()
+        await hub.redis.aclose()
+        await other.redis.aclose()
