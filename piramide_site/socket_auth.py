@@ -3,8 +3,8 @@
 Channels' ``AuthMiddleware`` reads the session and its user through ``database_sync_to_async``,
 which runs on the one thread a process keeps for thread-sensitive calls and closes stale
 connections before and after.  Every socket that opens then waits in one line behind every
-other's read: on a busy server (``bench/live.py``, saturated) a player's next game took 4.2 to
-4.3 s at the p50 from the socket's connecting to its ``synced`` (docs/live.md, *Measuring*).
+other's read: on a busy server one of the two queues that held a player's next game for seconds
+before it opened (docs/live.md, *Measuring*).
 
 Here the same function, Channels' own ``get_user`` (the session, its user, the check of the
 session's hash against the user's, which signs a socket out after a password change), runs
