@@ -224,7 +224,7 @@ class Hub:
         #: Groups whose members changed since the last round took them, and the future the round
         #: that takes them sets once its commands are sent.
         self.changed: set[str] = set()
-        self.next_round: asyncio.Future[None] | None = None
+        self.next_round: asyncio.Future[None] = loop.create_future()
         self.rounds: asyncio.Task[None] | None = None
 
     def _client(self) -> Any:
@@ -260,11 +260,9 @@ class Hub:
         while a socket listens (each round reads the members as they are when it begins).  A round
         takes every group changed since the last began, in one SUBSCRIBE and one UNSUBSCRIBE, so a
         busy server, with sockets opening and closing as games end, does not line its openings up
-        one command (and several turns of the loop) at a time.
+        one command at a time.
         """
         self.changed.add(group)
-        if self.next_round is None:
-            self.next_round = self.loop.create_future()
         sent = self.next_round
         if self.rounds is None or self.rounds.done():
             self.rounds = self.loop.create_task(self._rounds())
@@ -273,15 +271,14 @@ class Hub:
     async def _rounds(self) -> None:
         while self.changed:
             changed, self.changed = self.changed, set()
-            sent, self.next_round = self.next_round, None
+            sent, self.next_round = self.next_round, self.loop.create_future()
             try:
                 await self._change(
                     sorted(group for group in changed if group in self.members and group not in self.subscribed),
                     sorted(group for group in changed if group not in self.members and group in self.subscribed),
                 )
             finally:
-                if sent is not None and not sent.done():
-                    sent.set_result(None)
+                sent.set_result(None)
 
     async def _change(self, joined: list[str], left: list[str]) -> None:
         # out of ``subscribed`` before anything is awaited: a socket joining one of them meanwhile

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -79,6 +81,22 @@ async def other_origins() -> None:
     await other.redis.aclose()
 
 
+@asynccontextmanager
+async def two_hubs() -> AsyncIterator[tuple[events.Hub, events.Hub]]:
+    """A hub, with its Redis client, and a second server's, closed afterwards."""
+    loop = asyncio.get_running_loop()
+    hub, other = events.Hub(loop), events.Hub(loop)
+    hub._client()
+    try:
+        yield hub, other
+    finally:
+        if hub.reader is not None:
+            hub.reader.cancel()
+        await hub.redis.aclose()
+        if other.redis is not None:
+            await other.redis.aclose()
+
+
 def test_sockets_joining_at_once_are_subscribed_in_a_few_commands_and_hear_other_servers(on_redis):
     run_async(many_joins(), timeout=30)
 
@@ -86,20 +104,17 @@ def test_sockets_joining_at_once_are_subscribed_in_a_few_commands_and_hear_other
 async def many_joins() -> None:
     """Sockets open by the hundred on a busy day (games ending, the next ones opening): each join
     waits for its SUBSCRIBE to be sent, and those that come together share one command."""
-    loop = asyncio.get_running_loop()
-    hub, other = events.Hub(loop), events.Hub(loop)
-    hub._client()
-    commands: list[int] = []
-    subscribe = hub.pubsub.subscribe
+    async with two_hubs() as (hub, other):
+        commands: list[int] = []
+        subscribe = hub.pubsub.subscribe
 
-    async def counted(*channels: str) -> None:
-        commands.append(len(channels))
-        await subscribe(*channels)
+        async def counted(*channels: str) -> None:
+            commands.append(len(channels))
+            await subscribe(*channels)
 
-    hub.pubsub.subscribe = counted
-    groups = [f"test-hub-many-{n}" for n in range(200)]
-    ears = [Ear() for _ in groups]
-    try:
+        hub.pubsub.subscribe = counted
+        groups = [f"test-hub-many-{n}" for n in range(200)]
+        ears = [Ear() for _ in groups]
         await asyncio.gather(*(hub.add(group, ear) for group, ear in zip(groups, ears)))
         assert hub.subscribed == set(groups)
         assert sum(commands) == len(groups) and len(commands) <= 3, commands
@@ -111,11 +126,6 @@ async def many_joins() -> None:
         await asyncio.sleep(0.2)
         counts = await other._client().pubsub_numsub(*(hub.prefix + group for group in groups))
         assert all(count == 0 for _, count in counts), counts
-    finally:
-        if hub.reader is not None:
-            hub.reader.cancel()
-        await hub.redis.aclose()
-        await other.redis.aclose()
 
 
 @pytest.mark.parametrize("leave_first", [True, False])
@@ -124,10 +134,8 @@ def test_a_leave_racing_a_join_of_the_same_group_ends_subscribed(on_redis, leave
 
 
 async def join_racing_leave(leave_first: bool) -> None:
-    loop = asyncio.get_running_loop()
-    hub, other = events.Hub(loop), events.Hub(loop)
-    group, leaving, joining = "test-hub-race", Ear(), Ear()
-    try:
+    async with two_hubs() as (hub, other):
+        group, leaving, joining = "test-hub-race", Ear(), Ear()
         await hub.add(group, leaving)
         calls = [hub.discard(group, leaving), hub.add(group, joining)]
         await asyncio.gather(*(calls if leave_first else calls[::-1]))
@@ -135,11 +143,6 @@ async def join_racing_leave(leave_first: bool) -> None:
         await other.publish({group: [event(3)]})
         await wait_for(joining, 1)
         assert leaving.heard == []
-    finally:
-        if hub.reader is not None:
-            hub.reader.cancel()
-        await hub.redis.aclose()
-        await other.redis.aclose()
 
 
 def test_a_socket_gone_while_its_join_waits_does_not_stop_the_others_subscription(on_redis):
@@ -147,10 +150,8 @@ def test_a_socket_gone_while_its_join_waits_does_not_stop_the_others_subscriptio
 
 
 async def cancelled_join() -> None:
-    loop = asyncio.get_running_loop()
-    hub, other = events.Hub(loop), events.Hub(loop)
-    gone, staying = Ear(), Ear()
-    try:
+    async with two_hubs() as (hub, other):
+        gone, staying = Ear(), Ear()
         going = asyncio.ensure_future(hub.add("test-hub-gone", gone))
         stays = asyncio.ensure_future(hub.add("test-hub-stays", staying))
         await asyncio.sleep(0)  # both wait for the same round
@@ -160,11 +161,6 @@ async def cancelled_join() -> None:
         await other.publish({"test-hub-stays": [event(5)]})
         await wait_for(staying, 1)
         await asyncio.gather(going, return_exceptions=True)
-    finally:
-        if hub.reader is not None:
-            hub.reader.cancel()
-        await hub.redis.aclose()
-        await other.redis.aclose()
 
 
 def test_a_join_while_the_round_that_unsubscribes_its_group_is_out_subscribes_again(on_redis):
@@ -174,20 +170,17 @@ def test_a_join_while_the_round_that_unsubscribes_its_group_is_out_subscribes_ag
 async def join_during_leave() -> None:
     """The round that unsubscribes a group first sends another group's SUBSCRIBE; a socket that
     joins the leaving group in between must not find it still marked subscribed."""
-    loop = asyncio.get_running_loop()
-    hub, other = events.Hub(loop), events.Hub(loop)
-    hub._client()
-    leaving, coming, late = Ear(), Ear(), Ear()
-    subscribe = hub.pubsub.subscribe
-    joins: list[asyncio.Future[None]] = []
+    async with two_hubs() as (hub, other):
+        leaving, coming, late = Ear(), Ear(), Ear()
+        subscribe = hub.pubsub.subscribe
+        joins: list[asyncio.Future[None]] = []
 
-    async def then_join(*channels: str) -> None:
-        await subscribe(*channels)
-        if not joins:  # the round that leaves "test-hub-back" is out: join it again now
-            joins.append(asyncio.ensure_future(hub.add("test-hub-back", late)))
-            await asyncio.sleep(0)
+        async def then_join(*channels: str) -> None:
+            await subscribe(*channels)
+            if not joins:  # the round that leaves "test-hub-back" is out: join it again now
+                joins.append(asyncio.ensure_future(hub.add("test-hub-back", late)))
+                await asyncio.sleep(0)
 
-    try:
         await hub.add("test-hub-back", leaving)
         hub.pubsub.subscribe = then_join
         await asyncio.gather(hub.discard("test-hub-back", leaving), hub.add("test-hub-new", coming))
@@ -195,8 +188,3 @@ async def join_during_leave() -> None:
         assert {"test-hub-back", "test-hub-new"} <= hub.subscribed
         await other.publish({"test-hub-back": [event(9)]})
         await wait_for(late, 1)
-    finally:
-        if hub.reader is not None:
-            hub.reader.cancel()
-        await hub.redis.aclose()
-        await other.redis.aclose()
