@@ -219,7 +219,7 @@ class Hub:
         self.prefix = pubsub_prefix()
         #: Marks this hub's own messages: it delivers them to its sockets before publishing, and skips them when Redis echoes them back.
         self.origin = secrets.token_hex(ORIGIN_BYTES)
-        #: Groups this process is subscribed to in Redis, changed only by ``_rounds``.
+        #: Groups this process is subscribed to in Redis, changed only by the rounds (``_change``).
         self.subscribed: set[str] = set()
         #: Groups whose members changed since the last round took them, and the future the round
         #: that takes them sets once its commands are sent.
@@ -277,6 +277,10 @@ class Hub:
                     sorted(group for group in changed if group in self.members and group not in self.subscribed),
                     sorted(group for group in changed if group not in self.members and group in self.subscribed),
                 )
+            except Exception:
+                # not a Redis error (``_change`` logs those): the rounds go on, or the sockets
+                # that joined meanwhile would wait for a round no task is left to send
+                log.exception("live events: a round of subscription changes failed")
             finally:
                 sent.set_result(None)
 

@@ -188,3 +188,29 @@ async def join_during_leave() -> None:
         assert {"test-hub-back", "test-hub-new"} <= hub.subscribed
         await other.publish({"test-hub-back": [event(9)]})
         await wait_for(late, 1)
+
+
+def test_a_round_that_fails_does_not_leave_the_next_rounds_joins_waiting(on_redis, caplog):
+    run_async(failed_round(), timeout=30)
+    assert "a round of subscription changes failed" in caplog.text
+
+
+async def failed_round() -> None:
+    """A round that raises (not a Redis error, which it logs itself) still ends, and the joins
+    that came while it was out are sent by the next round."""
+    async with two_hubs() as (hub, other):
+        change, first, after = hub._change, Ear(), Ear()
+        joins: list[asyncio.Future[None]] = []
+
+        async def fails_once(joined: list[str], left: list[str]) -> None:
+            hub._change = change
+            joins.append(asyncio.ensure_future(hub.add("test-hub-after", after)))
+            await asyncio.sleep(0)
+            raise RuntimeError("a round that fails")
+
+        hub._change = fails_once
+        await hub.add("test-hub-first", first)
+        await asyncio.wait_for(joins[0], 5)
+        assert "test-hub-after" in hub.subscribed
+        await other.publish({"test-hub-after": [event(7)]})
+        await wait_for(after, 1)
