@@ -11,9 +11,10 @@ on, so that runs compare the same day), the players (each with a ranked game and
 that deal, so they can keep playing; each live round opens with every player on a game stored
 already played up to a point of the solver's line drawn at random, the first round on the ranked
 game, so the players are at every stage of a game and games end all through every round, not all
-within the same second) and the spectators (each past the spoiler line, so they watch move by
-move), then starts one uvicorn process (uvloop, httptools) serving ``piramide_site.asgi`` plus an
-echo route, on the Redis channel layer.  ``--servers N`` starts N of them on ports of their own:
+within the same second) and the spectators (each with a ranked game of the day already over;
+they watch move by move in summaries, as everyone but a game's owner does while the day lasts),
+then starts one uvicorn process (uvloop, httptools) serving ``piramide_site.asgi`` plus an echo
+route, on the Redis channel layer.  ``--servers N`` starts N of them on ports of their own:
 the players and the echo clients are dealt among them in turn, each spectator goes to one drawn at
 random (so some events reach their watchers from another process, through Redis), and the
 servers' CPU and memory are added up.
@@ -250,7 +251,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     ]
     fresh = [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(games_per_player)]
     writing = [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(write_games_per_player)]
-    # Spectators have played their own ranked game: they are past the spoiler line.
+    # Spectators have played their own ranked game; while the day lasts they still watch in summaries.
     watching = [Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators]
     Game.objects.bulk_create(openers + fresh + writing + watching)  # Postgres returns the new ids
 
@@ -516,8 +517,8 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
                 if first:
                     first = False
                     ready.one()
-                if hello["view"] != "full":
-                    tally.errors.append("a spectator past the spoiler line got summaries")
+                if hello["view"] != "summary":
+                    tally.errors.append("a spectator saw the cards of another player's game before the day was over")
                 switch = asyncio.ensure_future(follow.game.get())
                 while True:
                     receive = asyncio.ensure_future(ws.recv())
@@ -527,7 +528,7 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
                         await asyncio.wait({receive})
                         break
                     message = json.loads(receive.result())
-                    if message["type"] == "game.move_made" and not message.get("replayed"):
+                    if message["type"] == "game.progress" and not message.get("replayed"):
                         sent = ledger.sent_at.get((message["game"], message["version"]))
                         if sent is not None:
                             tally.fanouts.append(time.perf_counter() - sent)

@@ -171,7 +171,12 @@ class GameReviewApi(APIView):
             {
                 "start_verdict": serializers.CharField(),
                 "point_of_no_return": serializers.IntegerField(allow_null=True),
-                "line": serializers.ListField(child=serializers.CharField()),
+                "line": serializers.ListField(
+                    child=serializers.CharField(), help_text="Empty until the challenge's day is over."
+                ),
+                "line_opens_at": serializers.DateTimeField(
+                    allow_null=True, help_text="When the line opens; null once it has."
+                ),
                 "seconds": serializers.FloatField(),
             },
         )
@@ -183,6 +188,7 @@ class GameReviewApi(APIView):
             "start_verdict": result.start_verdict,
             "point_of_no_return": result.point_of_no_return,
             "line": result.line,
+            "line_opens_at": result.line_opens_at.isoformat().replace("+00:00", "Z") if result.line_opens_at else None,
             "seconds": result.seconds,
         }
         return Response(body)

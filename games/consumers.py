@@ -302,21 +302,19 @@ class GameConsumer(LiveConsumer):
         }
 
     async def connect(self) -> None:
-        """Listen to both audiences of the game (and, signed in, to the viewer's unlock) before the
-        one read that decides the view, so nothing falls between them; what they bring meanwhile is
-        held, and only what the decided view may see is passed on, after the opening messages."""
+        """Listen to both audiences of the game before the one read that decides the view, so nothing
+        falls between them; what they bring meanwhile is held, and only what the decided view may
+        see is passed on, after the opening messages."""
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         await self.accept()
         query = parse_qs(self.scope.get("query_string", b"").decode())
         since = query.get("since", [None])[0]
         self.view = ""
         try:
-            # once the view is decided, only its audience (and the unlock, for a summary view) is still joined
+            # once the view is decided, only its audience is still joined
             async with self.holding():
                 for group in (events.game_group(self.game_id, full=True), events.game_group(self.game_id, full=False)):
                     await self.join(group)
-                if self.user is not None:
-                    await self.join(events.viewer_group(self.user.pk))
                 await self._resync(int(since) if since is not None and since.isdigit() else None)
         except NotFound as error:
             await self.close_with("not_found", error.message, 4404)
@@ -334,19 +332,10 @@ class GameConsumer(LiveConsumer):
         }
 
     async def _take_view(self, view: str) -> None:
-        """Listen to the audience the viewer belongs to (joined before reading, so nothing falls between).
-
-        A signed-in viewer held to summaries also listens for the end of their own ranked game
-        (``viewer.unlocked``), so the socket opens up to the full view at once.
-        """
+        """Listen to the audience the viewer belongs to (joined before reading, so nothing falls between)."""
         self.view = view
         await self.join(events.game_group(self.game_id, full=view == live.FULL))
         await self.leave(events.game_group(self.game_id, full=view != live.FULL))
-        user = self.user
-        if user is not None and view == live.SUMMARY:
-            await self.join(events.viewer_group(user.pk))
-        elif user is not None:
-            await self.leave(events.viewer_group(user.pk))
 
     async def _resync(self, since: int | None) -> None:
         """The opening messages; a changed view (always, on connect) first takes its audience and says ``hello``."""
@@ -364,10 +353,6 @@ class GameConsumer(LiveConsumer):
         for event in heard:
             if event["type"] == "game.move_made" and event["version"] <= self.answered:
                 continue  # this socket's own move: its move.ok carried it already
-            if event["type"] == "viewer.unlocked":
-                if self.view == live.SUMMARY and jsontext.loads(event["text"])["challenge"] == self.challenge_id:
-                    await self._resync(None)  # re-decides the view: a new hello, then the full state
-                continue
             await self.send(text_data=event["text"])
 
     def _player(self) -> Any:

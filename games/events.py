@@ -6,8 +6,8 @@ from the rows and the engine state the service already holds, and hands them to
 event always finds the write in the database.  Event types are dotted, carry a schema version
 ``v`` and have a JSON schema in ``SCHEMAS`` (tests/games/events/ checks every payload against it).
 
-Groups: a game has two audiences, ``game-<id>-full`` (the owner and viewers past the spoiler
-line) and ``game-<id>-summary`` (everyone else: never a card); a challenge's room listens on
+Groups: a game has two audiences, ``game-<id>-full`` (the owner, and anyone once the challenge's
+day is over) and ``game-<id>-summary`` (everyone else: never a card); a challenge's room listens on
 ``challenge-<id>``; a race room on ``race-<code>``.
 """
 
@@ -43,11 +43,6 @@ def challenge_group(challenge_id: int) -> str:
 
 def race_group(code: str) -> str:
     return f"race-{code}"
-
-
-def viewer_group(user_id: int) -> str:
-    """A signed-in viewer's summary sockets: told when the viewer's own ranked game ends (never sent on)."""
-    return f"viewer-{user_id}"
 
 
 # ----------------------------------------------------------------- schemas
@@ -138,7 +133,6 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
     ("leaderboard.changed", 1): _event(
         "leaderboard.changed", {"challenge": _INT, "board": _STR, "top": _TOP, "total": _INT}
     ),
-    ("viewer.unlocked", 1): _event("viewer.unlocked", {"challenge": _INT}),
     ("race.player_joined", 1): _event(
         "race.player_joined", {"race": _STR, "version": _INT, "player": _PLAYER, "players": _INT}
     ),
@@ -542,8 +536,6 @@ def _finished_sends(game: Game, state: EngineGame) -> list[Send]:
     sends = [(game_group(game.pk, full=True), payload), (game_group(game.pk, full=False), payload)]
     if game.ranked:
         sends.append((challenge_group(game.challenge_id), payload))
-        # The player is past the spoiler line now: their summary sockets on this challenge open up.
-        sends.append((viewer_group(game.player_id), {"type": "viewer.unlocked", "v": 1, "challenge": game.challenge_id}))
     return sends
 
 

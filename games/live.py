@@ -2,8 +2,8 @@
 
 Everything a socket sends is built here or in ``games.events`` from what the database holds, so
 any message can be rebuilt after it was lost.  A summary never carries a card; a full view is
-the REST game view (the engine's ``visible()``), for the owner and for viewers past the spoiler
-line (docs/live.md, *Spoilers*).
+the REST game view (the engine's ``visible()``), for the owner, and for everyone once the
+challenge's day is over (docs/live.md, *Spoilers*).
 """
 
 from __future__ import annotations
@@ -90,33 +90,15 @@ def game_summary(game: Game, state: EngineGame) -> dict[str, Any]:
     }
 
 
-#: (viewer, challenge) pairs found past the spoiler line, per process: a ranked game that is over
-#: stays over (it has no undo, and its Score row protects it from deletion), so a viewer past the
-#: line once is past it for good, and each spectator's socket after the first needs no query for it
-_past_the_line: set[tuple[int, int]] = set()
-
-
 def viewer_sees_cards(*, game: Game, viewer: Any) -> bool:
-    """The spoiler line: the owner, anyone once the day is over, or a player whose own ranked game is over."""
+    """The spoiler line: the owner sees their own game, anyone else only once the challenge's day is over.
+
+    Not a viewer whose own ranked game is over: another player's game shows cards that viewer's
+    own game never did (the knowledge rule, docs/fairplay.md).
+    """
     if viewer is not None and viewer.is_authenticated and viewer.pk == game.player_id:
         return True
-    if challenge_is_over(game.challenge):
-        return True
-    if viewer is None or not viewer.is_authenticated:
-        return False
-    known = (viewer.pk, game.challenge_id)
-    if known in _past_the_line:
-        return True
-    past = (
-        Game.objects.filter(challenge_id=game.challenge_id, player_id=viewer.pk, ranked=True)
-        .exclude(outcome=Game.Outcome.IN_PROGRESS)
-        .exists()
-    )
-    if past:
-        if len(_past_the_line) > 100_000:
-            _past_the_line.clear()
-        _past_the_line.add(known)
-    return past
+    return challenge_is_over(game.challenge)
 
 
 def live_game_get(*, game_id: int) -> Game:
@@ -186,7 +168,7 @@ def game_pong(*, game_id: int) -> dict[str, Any]:
 
 
 def game_replay(*, game_id: int) -> dict[str, Any]:
-    """Every position of a game, from the deal to now: for move-by-move viewing past the spoiler line."""
+    """Every position of a game, from the deal to now: for move-by-move viewing on the full view."""
     game = live_game_get(game_id=game_id)
     position = EngineGame.start(game.challenge.deal)
     start = position.visible()

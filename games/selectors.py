@@ -14,7 +14,7 @@ from django.utils import timezone
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
 from games.engine import parse_move
-from piramide_site.errors import GameFinished, NotAllowed, NotFound, NotYours
+from piramide_site.errors import DealSecret, GameFinished, NotAllowed, NotFound, NotYours
 
 from .models import DailyChallenge, Game, Move
 
@@ -41,6 +41,22 @@ def challenge_is_open(challenge: DailyChallenge, *, today: dt.date | None = None
 def challenge_is_over(challenge: DailyChallenge, *, today: dt.date | None = None) -> bool:
     """True once the day is over everywhere that counts: then its seed and deal are public."""
     return challenge.date < (today or local_today())
+
+
+def require_deal_public(challenge: DailyChallenge, what: str) -> None:
+    """The knowledge rule: until a challenge's day is over, nobody learns more of its deal than their
+    own ranked game has shown them, so whatever would tell more (``what``) waits for the day's end."""
+    if not challenge_is_over(challenge):
+        opens_at = challenge_day_end(challenge)
+        raise DealSecret(
+            f"{what} opens when the {challenge.preset} challenge of {challenge.date} is over",
+            opens_at=opens_at.isoformat().replace("+00:00", "Z"),
+        )
+
+
+def is_daily_deal(preset: str, seed: int) -> bool:
+    """Whether a deal is, or is scheduled to be, a daily challenge's: races never deal one."""
+    return DailyChallenge.objects.filter(preset=preset, seed=seed).exists()
 
 
 def challenges_for_day(*, date: dt.date) -> list[DailyChallenge]:
@@ -157,6 +173,7 @@ def game_hint(*, game: Game) -> HintResult:
 
     if game.ranked:
         raise NotAllowed("ranked games have no hints: start a practice game for that")
+    require_deal_public(game.challenge, "a hint")
     if game.is_finished:
         raise GameFinished("the game is over")
     result = hint(game_engine_state(game), time_limit=settings.PIRAMIDE_HINT_TIME_LIMIT)
@@ -167,17 +184,29 @@ def game_hint(*, game: Game) -> HintResult:
 class ReviewResult:
     start_verdict: str
     point_of_no_return: int | None
+    #: Empty until the challenge's day is over: a winning line tells cards the player never saw.
     line: list[str]
     seconds: float
+    #: When the line opens (the end of the challenge's day), or None once it has.
+    line_opens_at: dt.datetime | None
 
 
 def game_review(*, game: Game) -> ReviewResult:
-    """Where a finished game was lost: the move after which the deal could no longer be won."""
+    """Where a finished game was lost: the move after which the deal could no longer be won.
+
+    Before the challenge's day is over only the move number is told, never the line (the
+    knowledge rule): the number names a position the player saw, the line shows cards they did not.
+    """
     from games.engine.solver import review
 
     if not game.is_finished:
         raise NotAllowed("a review is for a finished game: finish or resign it first")
     result = review(game.challenge.deal, game_moves(game), time_limit=settings.PIRAMIDE_REVIEW_TIME_LIMIT)
+    public = challenge_is_over(game.challenge)
     return ReviewResult(
-        result.start_verdict.value, result.point_of_no_return, [str(move) for move in result.line], result.seconds
+        result.start_verdict.value,
+        result.point_of_no_return,
+        [str(move) for move in result.line] if public else [],
+        result.seconds,
+        None if public else challenge_day_end(game.challenge),
     )

@@ -29,7 +29,13 @@ from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove
 
 from . import events, positions
 from .models import SEED_BOUND, DailyChallenge, Game, Move, seed_commitment
-from .selectors import game_engine_state, game_moves, game_moves_since, local_today
+from .selectors import (
+    game_engine_state,
+    game_moves,
+    game_moves_since,
+    local_today,
+    require_deal_public,
+)
 
 log = logging.getLogger(__name__)
 
@@ -300,20 +306,16 @@ def game_ranked_start(*, challenge_id: int, player: Any) -> tuple[Play, bool]:
 
 
 def game_practice_start(*, challenge_id: int, player: Any) -> Play:
-    """Start an unranked game of a challenge's deal: once the day is over, or the ranked game is.
+    """Start an unranked game of a challenge's deal, once its day is over.
 
-    Locks nothing; practice games are unlimited.
+    Not before, not even after the player's own ranked game: practice has undo and hints, and
+    draws through a stock the ranked game may never have reached (the knowledge rule,
+    ``selectors.require_deal_public``).  Locks nothing; practice games are unlimited.
     """
     challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
     if challenge is None:
         raise NotFound(f"there is no challenge {challenge_id}")
-    today = local_today()
-    if challenge.date > today:
-        raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is not open yet")
-    if challenge.date == today:
-        ranked = Game.objects.filter(challenge=challenge, player=player, ranked=True).first()
-        if ranked is None or not ranked.is_finished:
-            raise NotAllowed("finish today's ranked game first: practice (with hints) opens after it")
+    require_deal_public(challenge, "practice")
     game = Game.objects.create(challenge=challenge, player=player, ranked=False)
     return Play(game, game_engine_state(game))
 

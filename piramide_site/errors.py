@@ -57,6 +57,13 @@ class NotAllowed(ServiceError):
     status_code, code = status.HTTP_403_FORBIDDEN, "not_allowed"
 
 
+class DealSecret(NotAllowed):
+    """Asked for what would tell more of a challenge's deal than the asker's own ranked game has
+    shown them, before its day is over (docs/fairplay.md); ``opens_at`` says when it opens."""
+
+    code = "deal_secret"
+
+
 class NotFound(ServiceError):
     status_code, code = status.HTTP_404_NOT_FOUND, "not_found"
 

@@ -21,6 +21,7 @@ from games.engine import Game as EngineGame
 from games.engine import Outcome, get_rules, score_moves
 from games.engine.rules import UnknownPresetError
 from games.live import player_ref
+from games.selectors import is_daily_deal
 from games.services import draw_seed, move_apply, move_parse
 from piramide_site.errors import BadRequest, Conflict, GameFinished, NotFound, ServiceError, StaleMove
 
@@ -59,18 +60,26 @@ def winnable_seed(preset: str) -> int:
     rules = get_rules(preset)
     for _ in range(settings.RACE_WINNABLE_ATTEMPTS):
         seed = draw_seed()
+        if is_daily_deal(rules.name, seed):
+            continue
         if solve(EngineGame.from_seed(rules.name, seed), time_limit=settings.RACE_SOLVE_TIME_LIMIT).verdict is Verdict.WINNABLE:
             return seed
     raise NoWinnableDeal(f"no winnable {preset} deal was found in time: try again")
 
 
 def race_create(*, host: Any, preset: str, seed: int | None = None) -> Race:
-    """Open a race room for a preset with a fresh winnable deal; the host joins it.  Locks nothing."""
+    """Open a race room for a preset with a fresh winnable deal; the host joins it.  Locks nothing.
+
+    Never a daily challenge's deal: a race shows its cards to everyone in it and reveals its seed
+    when it ends, and a daily deal must stay secret until its day is over.
+    """
     try:
         get_rules(preset)
     except UnknownPresetError as error:
         raise BadRequest(str(error)) from None
     seed = winnable_seed(preset) if seed is None else seed
+    if is_daily_deal(preset, seed):
+        raise BadRequest("a race never deals the deal of a daily challenge")
     size = EngineGame.from_seed(preset, seed).geometry.size
     for _ in range(5):
         try:

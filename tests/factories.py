@@ -36,3 +36,10 @@ def make_challenge(
     return DailyChallenge.objects.create(
         date=date or local_today(), preset=preset, seed=seed, seed_commitment=seed_commitment(preset, seed), **defaults
     )
+
+
+def end_the_day(challenge: DailyChallenge) -> DailyChallenge:
+    """Move a challenge to yesterday: for it, the day is over, as it is after midnight."""
+    challenge.date = local_today() - dt.timedelta(days=1)
+    DailyChallenge.objects.filter(pk=challenge.pk).update(date=challenge.date)
+    return challenge

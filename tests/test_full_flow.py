@@ -63,5 +63,6 @@ def test_sign_up_play_todays_classic_challenge_and_see_the_score_on_the_leaderbo
     # a second start resumes the finished game rather than opening another ranked attempt
     again = client.post(f"/api/challenges/{classic['id']}/ranked/")
     assert again.status_code == 200 and again.json()["id"] == game["id"]
-    # and practice (with hints) is open now
-    assert client.post(f"/api/challenges/{classic['id']}/practice/").status_code == 201
+    # practice (with hints) waits for the end of the day, whoever asks
+    refused = client.post(f"/api/challenges/{classic['id']}/practice/")
+    assert refused.status_code == 403 and refused.json()["error"] == "deal_secret"

@@ -267,6 +267,14 @@ T: dict[str, tuple] = {
     "Move %(n)s of %(total)s: %(move)s": ("Mossa %(n)s di %(total)s: %(move)s", "Jugada %(n)s de %(total)s: %(move)s"),
     "a redeal": ("un rigiro", "una vuelta"),
     "The deal could still be won where you stopped.": ("La smazzata si poteva ancora vincere dove ti sei fermato.", "El reparto aún se podía ganar donde lo dejaste."),
+    "The deal could still be won until your move %(n)s. The winning line opens when the day is over.": (
+        "La smazzata si poteva ancora vincere fino alla tua mossa %(n)s. La linea vincente si vede quando la giornata è finita.",
+        "El reparto aún se podía ganar hasta tu jugada %(n)s. La línea ganadora se muestra cuando termine el día.",
+    ),
+    "Practice, hints and the solver's winning line open when the day is over.": (
+        "Allenamento, suggerimenti e la linea vincente del risolutore si aprono quando la giornata è finita.",
+        "La práctica, las pistas y la línea ganadora del solucionador se abren cuando termine el día.",
+    ),
     "The deal could still be won until your move %(n)s.": ("La smazzata si poteva ancora vincere fino alla tua mossa %(n)s.", "El reparto aún se podía ganar hasta tu jugada %(n)s."),
     "Move %(n)s of %(total)s": ("Mossa %(n)s di %(total)s", "Jugada %(n)s de %(total)s"),
     "Here you played %(fatal)s; the deal was lost from then on. A winning move was %(better)s.": (

@@ -33,6 +33,26 @@ def test_home_lists_todays_challenges_with_my_score_once_played() -> None:
     assert "Le sfide di oggi" in page and "Classica" in page and "Quaranta carte" in page
     assert 'class="my-score">0<' in page
     assert "Non ancora giocata" in page  # the forty challenge
+    # no practice of today's deal, even after the ranked game: it opens when the day is over
+    assert f"/challenges/{classic.pk}/practice/" not in page
+    assert "si aprono quando la giornata è finita" in page
+
+
+@pytest.mark.parametrize("side", ["before", "after"])
+def test_the_practice_button_of_a_page_opens_a_game_only_once_the_day_is_over(side: str) -> None:
+    from tests.factories import end_the_day
+
+    challenge = make_challenge()
+    player = make_player()
+    play, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
+    game_resign(game_id=play.game.pk, player=player)
+    if side == "after":
+        end_the_day(challenge)
+    response = signed_in(player, "en").post(f"/challenges/{challenge.pk}/practice/")
+    if side == "before":
+        assert response.status_code == 403 and "practice opens when" in response.content.decode()
+    else:
+        assert re.fullmatch(r"/games/\d+/", response["Location"])
 
 
 def test_home_in_english_and_spanish_follows_accept_language() -> None:

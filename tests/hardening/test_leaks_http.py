@@ -81,7 +81,7 @@ PROBE_MOVES = ("1.1", "1.1+2.1", "2.1+S", "S", "W", "W+S", "T", "B1", "R", "1.1+
 
 def test_no_url_of_the_site_shows_a_seed_or_a_hidden_card(world: World):
     routes = walk(get_resolver().url_patterns)
-    viewers = {"anonymous": None, **{name: world.players[name] for name in ("alice", "bob", "carol")}}
+    viewers = {"anonymous": None, **{name: world.players[name] for name in ("alice", "bob", "carol", "dave")}}
     scanner = Scanner(secrets=world.secrets())
     requests = 0
     walked: set[str] = set()

@@ -27,7 +27,7 @@ from .world import World, build_world
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
-VIEWERS = ("anonymous", "alice", "bob", "carol")
+VIEWERS = ("anonymous", "alice", "bob", "carol", "dave")
 PROBES = [
     {"type": "ping", "ref": "p"},
     {"type": "sync"},

@@ -2,8 +2,9 @@
 
 - ``alice`` is mid-game in both of today's challenges and plays in a running race;
 - ``bob`` has not started anything today (he joined the running race);
-- ``carol`` won today's classic, then started a practice game of it;
-- ``dave`` resigned today's classic after two moves;
+- ``carol`` won today's classic (a practice game of it is refused until the day is over), and
+  practises yesterday's;
+- ``dave`` resigned today's classic after two moves (the throwaway of a second account);
 - yesterday's challenge is over (its seed and deal are public), tomorrow's is scheduled only.
 """
 
@@ -69,8 +70,7 @@ class World:
         mine = Game.objects.filter(challenge=challenge, player=viewer, ranked=True).first()
         if mine is None:
             return leaks.hidden_at_start(challenge.deal)
-        if mine.is_finished:
-            return set()  # past the spoiler line: practice games of the deal are open to them
+        # finished or not, only what the viewer's own ranked game showed (the knowledge rule)
         notation = mine.moves.order_by("number").values_list("notation", flat=True)
         return leaks.hidden_after(challenge.deal, [parse_move(text) for text in notation])
 
@@ -123,7 +123,7 @@ def build_world(today: dt.date) -> World:
     line = solve(EngineGame.start(classic.deal), time_limit=10).line
     for seen, move in enumerate(line):
         game_move_make(game_id=games["carol_won"].pk, player=carol, move=str(move), seen=seen)
-    games["carol_practice"] = game_practice_start(challenge_id=classic.pk, player=carol).game
+    games["carol_practice"] = game_practice_start(challenge_id=yesterday.pk, player=carol).game
     play_some(games["carol_practice"], carol, 3)
 
     games["dave_resigned"] = game_ranked_start(challenge_id=classic.pk, player=dave)[0].game

@@ -113,16 +113,16 @@ def test_a_game_played_on_one_server_is_watched_live_on_the_other(two_servers: t
     alice, bob = make_player("alice", display_name="Alice"), make_player("bob", display_name="Bob")
     game = game_ranked_start(challenge_id=challenge.pk, player=alice)[0].game
     bobs_game = game_ranked_start(challenge_id=challenge.pk, player=bob)[0].game
-    game_resign(game_id=bobs_game.pk, player=bob)  # past the spoiler line: Bob may watch in full
+    game_resign(game_id=bobs_game.pk, player=bob)  # over, yet while the day lasts Bob watches in summaries
     line = [str(move) for move in solve(EngineGame.start(challenge.deal), time_limit=10).line]
     alice_cookie, bob_cookie = session_cookie(alice), session_cookie(bob)
 
     async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
         player = await connect(port_a, f"/ws/games/{game.pk}/", alice_cookie)
-        watcher = await connect(port_b, f"/ws/games/{game.pk}/", bob_cookie)
-        anonymous = await connect(port_b, f"/ws/games/{game.pk}/")
+        watcher = await connect(port_b, f"/ws/games/{game.pk}/", alice_cookie)  # her second tab, on the other server
+        spectator = await connect(port_b, f"/ws/games/{game.pk}/", bob_cookie)
         room = await connect(port_b, f"/ws/challenges/{challenge.pk}/")
-        for ws in (player, watcher, anonymous):
+        for ws in (player, watcher, spectator):
             await next_of(ws, "synced")
         await next_of(room, "room.snapshot")
         # Idle longer than redis-py's default read timeout: the layer must keep idle sockets alive.
@@ -133,11 +133,11 @@ def test_a_game_played_on_one_server_is_watched_live_on_the_other(two_servers: t
             assert reply["version"] == seen + 1
         watched = [await next_of(watcher, "game.move_made") for _ in line]
         watched.append(await next_of(watcher, "game.finished"))
-        summaries = [await next_of(anonymous, "game.progress") for _ in line]
+        summaries = [await next_of(spectator, "game.progress") for _ in line]
         room_state: dict[str, Any] = {}
         while room_state.get("stats", {}).get("wins") != 1 or not room_state.get("top"):
             room_state.update(await next_of(room, "room.update"))
-        for ws in (player, watcher, anonymous, room):
+        for ws in (player, watcher, spectator, room):
             await ws.close()
         return watched, summaries, room_state
 

@@ -201,3 +201,26 @@ def test_a_lobby_nobody_starts_expires(race, player, settings):
         race_join(code=race.code, player=make_player("carol"))
     with pytest.raises((NotStarted, GameFinished)):
         race_move_make(code=race.code, player=player, move="D", seen=0)
+
+
+@pytest.mark.parametrize("when", ["today", "yesterday", "tomorrow"])
+def test_a_race_never_deals_a_daily_deal(player, today, when):
+    """A race shows its cards to all in it and reveals its seed at the end: a daily deal would leak."""
+    from tests.factories import make_challenge
+
+    date = today + dt.timedelta(days={"today": 0, "yesterday": -1, "tomorrow": 1}[when])
+    make_challenge(date=date, preset="classic", seed=SEED)
+    with pytest.raises(BadRequest, match="never deals the deal of a daily challenge"):
+        race_create(host=player, preset="classic", seed=SEED)
+    assert not Race.objects.exists()
+
+
+def test_a_drawn_race_deal_skips_the_daily_deals(player, today, monkeypatch):
+    from races import services
+    from tests.factories import BIG_WINNABLE, make_challenge
+
+    make_challenge(date=today, preset="classic", seed=SEED)
+    drawn = iter([SEED, SEED, BIG_WINNABLE])
+    monkeypatch.setattr(services, "draw_seed", lambda: next(drawn))
+    race = race_create(host=player, preset="classic")
+    assert race.seed == BIG_WINNABLE

@@ -122,6 +122,7 @@ def test_resign_then_moves_are_refused_and_review_opens(player_api, challenge):
     review = player_api.get(f"/api/games/{game['id']}/review/").json()
     assert review["start_verdict"] == "winnable"
     assert review["point_of_no_return"] is None or review["point_of_no_return"] >= 0
+    assert review["line"] == [] and review["line_opens_at"].endswith("Z"), "the line waits for the day's end"
 
 
 def test_ranked_games_have_no_hints_or_undo(player_api, challenge):

@@ -1,7 +1,8 @@
 """Watching a game over /ws/games/<id>/: both sides of the spoiler line, over the socket.
 
-Before the viewer's own ranked game of the challenge is over (and while the day lasts), every
-message is a summary with no card in it; afterwards the viewer gets every move live, and replays.
+While the challenge's day lasts, everyone but the game's owner gets summaries with no card in
+them, whether or not their own ranked game is over (the knowledge rule); once the day is over,
+anyone gets every move live, and replays.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from channels.db import database_sync_to_async
 
 from games.events import SCHEMAS, SUMMARY_SCHEMA
 from games.services import game_move_make, game_ranked_start, game_resign
-from tests.factories import make_challenge
+from tests.factories import end_the_day, make_challenge
 from tests.sockets import Socket, cards_in, during_first_read
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -65,27 +66,35 @@ async def test_an_anonymous_viewer_sees_only_summaries_while_the_day_lasts(alice
     await socket.close()
 
 
-async def test_a_player_whose_ranked_game_is_over_watches_every_move_live(challenge, alice, alice_game, bob, bob_cookie, line):
+async def test_a_player_whose_ranked_game_is_over_still_sees_only_summaries_while_the_day_lasts(
+    challenge, alice, alice_game, bob, bob_cookie, line
+):
+    """A throwaway that resigns at once must not watch a rival's cards: another game shows cards
+    the watcher's own game never did."""
     bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
     await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
     socket, hello = await watch(alice_game, bob_cookie)
-    assert hello["view"] == "full"
-    assert (await socket.expect("state"))["game"]["state"]["rows"]
+    assert hello["view"] == "summary"
+    await socket.expect("summary")
     await socket.expect("synced")
     await play(alice_game, alice, line[:4])
-    for version, move in enumerate(line[:4], start=1):
-        made = await socket.expect("game.move_made")
-        jsonschema.validate(made, SCHEMAS[("game.move_made", 1)])
-        assert (made["version"], made["move"]) == (version, move)
-        assert cards_in(made), "the card scan finds the face-up cards of a full view"
+    assert [(await socket.expect("game.progress"))["version"] for _ in range(4)] == [1, 2, 3, 4]
+    await socket.send(type="replay", ref="r")
+    assert (await socket.expect("error"))["code"] == "spoiler"
+    await socket.send(type="sync", since=0)
+    assert (await socket.expect("summary"))["version"] == 4
+    assert all(not cards_in(message) for message in socket.received)
     await socket.close()
 
 
-async def test_a_finished_game_replays_move_by_move_past_the_spoiler_line(challenge, alice, alice_game, bob, bob_cookie, line):
-    bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
-    await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
+async def test_once_the_day_is_over_a_finished_game_replays_move_by_move(challenge, alice, alice_game, bob, bob_cookie, line):
     await play(alice_game, alice, line)
-    socket, _ = await watch(alice_game, bob_cookie)
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == "summary", "before the day is over"
+    await socket.close()
+    await database_sync_to_async(end_the_day)(challenge)
+    socket, hello = await watch(alice_game, bob_cookie)
+    assert hello["view"] == "full"
     await socket.until("synced")
     await socket.send(type="replay", ref="r")
     replay = await socket.expect("replay")
@@ -95,22 +104,20 @@ async def test_a_finished_game_replays_move_by_move_past_the_spoiler_line(challe
     await socket.close()
 
 
-async def test_finishing_ones_own_game_lifts_the_line_and_a_sync_replays_the_moves(challenge, alice, alice_game, bob, bob_cookie, line):
+async def test_finishing_ones_own_game_does_not_lift_the_line(challenge, alice, alice_game, bob, bob_cookie, line):
     bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
     await play(alice_game, alice, line[:2])
     socket, hello = await watch(alice_game, bob_cookie)
     assert hello["view"] == "summary"
     await socket.until("synced")
     await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
-    upgraded = await socket.until("hello")  # without asking: the end of Bob's game opens the view
-    assert upgraded["view"] == "full"
-    await socket.until("synced")
-    await socket.send(type="sync", since=0)
-    missed = [await socket.expect("game.move_made") for _ in range(2)]
-    assert [m["move"] for m in missed] == line[:2]
-    await socket.expect("synced")
     await play(alice_game, alice, line[2:3], start=2)
-    assert (await socket.expect("game.move_made"))["version"] == 3
+    assert (await socket.expect("game.progress"))["version"] == 3
+    await socket.send(type="sync", since=0)
+    assert (await socket.expect("summary"))["version"] == 3
+    await socket.expect("synced")
+    assert all(message["type"] != "hello" for message in socket.received[1:])
+    assert all(not cards_in(message) for message in socket.received)
     await socket.close()
 
 
@@ -124,27 +131,6 @@ async def test_anyone_watches_in_full_once_the_challenge_day_is_over(alice, bob_
         assert hello["view"] == "full"
         await socket.expect("state")
         await socket.close()
-
-
-async def test_a_watcher_whose_own_ranked_game_ends_sees_the_cards_at_once(challenge, alice, alice_game, bob, bob_cookie, line):
-    bobs = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
-    socket, hello = await watch(alice_game, bob_cookie)
-    assert hello["view"] == "summary"
-    await socket.until("synced")
-    await play(alice_game, alice, line[:2])
-    for _ in range(2):
-        await socket.expect("game.progress")
-    assert all(not cards_in(message) for message in socket.received)
-    await database_sync_to_async(game_resign)(game_id=bobs.pk, player=bob)
-    hello = await socket.until("hello")
-    assert hello["view"] == "full"
-    state = await socket.expect("state")
-    assert state["version"] == 2 and cards_in(state)
-    await socket.expect("synced")
-    await play(alice_game, alice, line[2:3], start=2)
-    made = await socket.expect("game.move_made")
-    assert made["version"] == 3 and made["move"] == line[2]
-    await socket.close()
 
 
 async def test_the_end_of_another_challenges_game_does_not_open_a_watch(alice, alice_game, bob, bob_cookie, line):
@@ -165,21 +151,18 @@ async def test_the_end_of_another_challenges_game_does_not_open_a_watch(alice, a
 
 @pytest.mark.parametrize("viewer", ["summary", "full"])
 async def test_a_move_made_while_a_socket_opens_reaches_it_only_as_its_view_allows(
-    challenge, alice, alice_game, bob, bob_cookie, line, monkeypatch, viewer
+    challenge, alice, alice_game, alice_cookie, bob, bob_cookie, line, monkeypatch, viewer
 ):
     """The socket listens to both audiences before its one read decides the view: a move stored
     while that read is out reaches a summary socket as progress only, a full one as the move."""
     from games import live
 
-    if viewer == "summary":
-        await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob)
-    else:
-        bob_game = (await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob))[0].game
-        await database_sync_to_async(game_resign)(game_id=bob_game.pk, player=bob)
+    await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob)
     during_first_read(
         monkeypatch, live, "game_sync", lambda: game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
     )
-    socket, hello = await watch(alice_game, bob_cookie)
+    # while the day lasts, the full view is the owner's alone: here, a second tab of hers
+    socket, hello = await watch(alice_game, bob_cookie if viewer == "summary" else alice_cookie)
     assert hello["view"] == viewer
     assert (await socket.until("synced"))["version"] == 0
     heard = await socket.recv()

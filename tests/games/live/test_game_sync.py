@@ -8,17 +8,17 @@ import pytest
 from games import live, positions
 from games.live import FULL, SUMMARY, game_sync
 from games.services import game_move_make, game_ranked_start, game_resign
-from tests.factories import make_challenge, make_player
+from tests.factories import end_the_day, make_challenge, make_player
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
 def fresh_memories():
-    for forget in (positions.forget_all, live._past_the_line.clear, live._names.clear):
+    for forget in (positions.forget_all, live._names.clear):
         forget()
     yield
-    for forget in (positions.forget_all, live._past_the_line.clear, live._names.clear):
+    for forget in (positions.forget_all, live._names.clear):
         forget()
 
 
@@ -50,15 +50,14 @@ def test_a_game_with_moves_reads_its_log(challenge, django_assert_num_queries):
     assert opening.messages[0]["summary"]["moves"] == 1
 
 
-def test_a_spectator_past_the_line_is_asked_about_once_and_one_before_it_every_time(challenge, django_assert_num_queries):
+def test_a_spectator_sees_cards_only_once_the_day_is_over_and_the_line_asks_no_query(challenge, django_assert_num_queries):
     watched = ranked_game(challenge, "alice")
     bob = ranked_game(challenge, "bob")
-    with django_assert_num_queries(3):  # the row, bob's own game still in progress, alice's name (no moves: no log)
-        assert game_sync(game_id=watched.pk, viewer=bob.player, since=None).view == SUMMARY
-    with django_assert_num_queries(2):  # not past the line is asked again: it may change any moment
-        assert game_sync(game_id=watched.pk, viewer=bob.player, since=None).view == SUMMARY
+    game_sync(game_id=watched.pk, viewer=bob.player, since=None)  # alice's name is remembered a minute
     game_resign(game_id=bob.pk, player=bob.player)
-    with django_assert_num_queries(2):
-        assert game_sync(game_id=watched.pk, viewer=bob.player, since=None).view == FULL
-    with django_assert_num_queries(1):  # past it for good: only the row
-        assert game_sync(game_id=watched.pk, viewer=bob.player, since=None).view == FULL
+    with django_assert_num_queries(1):  # the row and its challenge decide the line
+        assert game_sync(game_id=watched.pk, viewer=bob.player, since=None).view == SUMMARY
+    assert game_sync(game_id=watched.pk, viewer=watched.player, since=None).view == FULL
+    end_the_day(challenge)
+    for viewer in (bob.player, None):
+        assert game_sync(game_id=watched.pk, viewer=viewer, since=None).view == FULL

@@ -5,8 +5,8 @@ from django.db import IntegrityError
 
 from games.models import Game
 from games.services import game_practice_start, game_ranked_start, game_resign
-from piramide_site.errors import NotAllowed, NotFound
-from tests.factories import make_challenge
+from piramide_site.errors import DealSecret, NotAllowed, NotFound
+from tests.factories import end_the_day, make_challenge
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ def test_a_challenge_not_yet_open_cannot_be_started(player, today):
     challenge = make_challenge(date=today + dt.timedelta(days=1))
     with pytest.raises(NotAllowed, match="not open yet"):
         game_ranked_start(challenge_id=challenge.pk, player=player)
-    with pytest.raises(NotAllowed, match="not open yet"):
+    with pytest.raises(DealSecret, match="practice opens when"):
         game_practice_start(challenge_id=challenge.pk, player=player)
 
 
@@ -47,19 +47,18 @@ def test_a_past_challenge_has_no_new_ranked_game_but_practice(player, today):
     assert game_practice_start(challenge_id=challenge.pk, player=player).game.ranked is False
 
 
-def test_practice_on_todays_challenge_opens_after_the_ranked_game(player):
+def test_practice_on_todays_challenge_waits_for_the_day_to_end_even_after_the_ranked_game(player):
+    """Practice has undo and hints: a ranked game resigned at once would otherwise open the whole deal."""
     challenge = make_challenge()
-    with pytest.raises(NotAllowed, match="ranked game first"):
+    with pytest.raises(DealSecret):
         game_practice_start(challenge_id=challenge.pk, player=player)
     ranked, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
-    with pytest.raises(NotAllowed):
-        game_practice_start(challenge_id=challenge.pk, player=player)
     game_resign(game_id=ranked.game.pk, player=player)
+    with pytest.raises(DealSecret) as refused:
+        game_practice_start(challenge_id=challenge.pk, player=player)
+    assert refused.value.extra["opens_at"].endswith("Z")
+    assert not Game.objects.filter(ranked=False).exists(), "nothing half-done"
+    end_the_day(challenge)
     first = game_practice_start(challenge_id=challenge.pk, player=player)
     second = game_practice_start(challenge_id=challenge.pk, player=player)
     assert first.game.pk != second.game.pk
-
-
-def test_a_missing_challenge_is_not_found(player):
-    with pytest.raises(NotFound):
-        game_ranked_start(challenge_id=424242, player=player)

@@ -80,9 +80,15 @@ async function loadReview() {
   try {
     const result = await api("GET", `/api/games/${config.game.id}/review/`);
     if (result.start_verdict === "unwinnable") text.textContent = _("This deal could not be won from the start.");
-    else if (result.point_of_no_return == null && result.line.length) text.textContent = _("The deal could still be won where you stopped.");
+    else if (result.point_of_no_return == null && (result.line.length || result.line_opens_at))
+      text.textContent = _("The deal could still be won where you stopped.");
     else if (result.point_of_no_return == null) text.textContent = _("The solver could not find where the game was lost in time.");
-    else {
+    else if (result.line_opens_at) {
+      // before the day is over the service tells the move, never the line (the knowledge rule)
+      text.textContent = fmt(_("The deal could still be won until your move %(n)s. The winning line opens when the day is over."), {
+        n: result.point_of_no_return,
+      });
+    } else {
       text.textContent = fmt(_("The deal could still be won until your move %(n)s."), { n: result.point_of_no_return });
       review.querySelector(".show-me").hidden = false;
       review.querySelector(".show-me").onclick = () => showMe(result);
