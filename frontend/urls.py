@@ -25,6 +25,7 @@ urlpatterns = [
     path("games/<int:game_id>/watch/", views.watch, name="watch"),
     path("leaderboards/", views.leaderboards, name="leaderboards"),
     path("profile/", views.profile, name="profile"),
+    path("follow/<str:token>/", views.follow_link, name="follow-link"),
     path("races/", views.race_new, name="race-new"),
     path("races/<str:code>/", views.race_page, name="race"),
     path("language/", set_language, name="set-language"),

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from accounts.services import user_create
+from accounts import selectors as account_selectors
+from accounts.services import follow_create, user_create
 from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import PRESETS
@@ -176,6 +182,57 @@ def profile(request: HttpRequest) -> HttpResponse:
         "months": selectors.played_calendar(player_id=request.user.pk),
     }
     return render(request, "frontend/profile.html", context)
+
+
+# ----------------------------------------------------------------- following
+
+
+def _follow(request: HttpRequest, **target: str) -> bool:
+    """Follow through the one service, and tell the player what happened in their language."""
+    try:
+        follow, created = follow_create(follower=request.user, **target)
+    except ServiceError as error:
+        if error.code == "not_found" and "display_name" in target:
+            text = _("No player is called %(name)s.") % {"name": target["display_name"].strip()}
+        elif error.code == "not_found":
+            text = _("This follow link does not lead to any player any more.")
+        elif error.code == "not_allowed":
+            cap = settings.FOLLOWS_PER_USER
+            text = ngettext(
+                "You already follow %(n)s player, the most one account can: stop following someone first.",
+                "You already follow %(n)s players, the most one account can: stop following someone first.",
+                cap,
+            ) % {"n": cap}
+        else:
+            text = _("You cannot follow yourself: your own row is always on your boards.")
+        messages.error(request, text)
+        return False
+    name = follow.followed.display_name
+    if created:
+        messages.success(request, _("You now follow %(name)s.") % {"name": name})
+    else:
+        messages.info(request, _("You already follow %(name)s.") % {"name": name})
+    return True
+
+
+def follow_link(request: HttpRequest, token: str) -> HttpResponse:
+    """Where a share link lands: who it is, and a button to follow them (a GET changes nothing)."""
+    owner = account_selectors.user_by_follow_token(token=token)
+    if owner is None:
+        raise Http404
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse('frontend:signin')}?next={request.path}")
+        if _follow(request, token=token):
+            return redirect(f"{reverse('frontend:leaderboards')}?view=following")
+        return redirect(request.path)
+    signed_in = request.user.is_authenticated
+    context = {
+        "owner": owner,
+        "is_me": signed_in and owner.pk == request.user.pk,
+        "already": signed_in and owner.pk in account_selectors.followed_ids(follower_id=request.user.pk),
+    }
+    return render(request, "frontend/follow.html", context)
 
 
 # ----------------------------------------------------------------- races
