@@ -133,13 +133,13 @@ class FollowListApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    class OutputSerializer(serializers.Serializer):
+    class FollowListOutputSerializer(serializers.Serializer):
         count = serializers.IntegerField()
         limit = serializers.IntegerField()
         share_url = serializers.URLField()
         following = FollowedOutputSerializer(many=True)
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(responses=FollowListOutputSerializer)
     def get(self, request: Request) -> Response:
         following = selectors.follows_list(follower_id=request.user.pk)
         body = {
@@ -148,7 +148,7 @@ class FollowListApi(APIView):
             "share_url": share_url(request, request.user),
             "following": [f.__dict__ for f in following],
         }
-        return Response(self.OutputSerializer(body).data)
+        return Response(self.FollowListOutputSerializer(body).data)
 
 
 def _follow_answer(follow: Follow, created: bool) -> Response:
@@ -159,13 +159,13 @@ def _follow_answer(follow: Follow, created: bool) -> Response:
 class FollowByNameApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(StrictSerializer):
+    class FollowByNameInputSerializer(StrictSerializer):
         display_name = serializers.CharField(max_length=40)
 
-    @extend_schema(request=InputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
+    @extend_schema(request=FollowByNameInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
     def post(self, request: Request) -> Response:
         """Follow a player by display name (any case); 200 if I already did."""
-        data = self.InputSerializer(data=request.data)
+        data = self.FollowByNameInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _follow_answer(*follow_create(follower=request.user, display_name=data.validated_data["display_name"]))
 
@@ -173,17 +173,17 @@ class FollowByNameApi(APIView):
 class FollowByLinkApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(StrictSerializer):
+    class FollowByLinkInputSerializer(StrictSerializer):
         link = serializers.CharField(max_length=300, help_text="A share link, or just its token")
 
         def validate_link(self, value: str) -> str:
             # The token is the last part of the path: a pasted link and a bare token both work.
             return value.strip().split("?")[0].rstrip("/").rsplit("/", 1)[-1]
 
-    @extend_schema(request=InputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
+    @extend_schema(request=FollowByLinkInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
     def post(self, request: Request) -> Response:
         """Follow the player whose share link this is; 200 if I already did."""
-        data = self.InputSerializer(data=request.data)
+        data = self.FollowByLinkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _follow_answer(*follow_create(follower=request.user, token=data.validated_data["link"]))
 
