@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from .models import User
+from .models import Follow, User
 
 
 @admin.register(User)
@@ -10,3 +10,11 @@ class PlayerAdmin(UserAdmin):
     search_fields = ("username", "display_name", "email")
     fieldsets = (*(UserAdmin.fieldsets or ()), ("Piramide", {"fields": ("display_name",)}))
     add_fieldsets = (*UserAdmin.add_fieldsets, ("Piramide", {"fields": ("display_name",)}))
+
+
+@admin.register(Follow)
+class FollowAdmin(admin.ModelAdmin):
+    list_display = ("follower", "followed", "created_at")
+    search_fields = ("follower__display_name", "followed__display_name")
+    raw_id_fields = ("follower", "followed")
+    date_hierarchy = "created_at"

@@ -1,9 +1,12 @@
-"""Sign up, sign in, sign out, change password: session cookies, CSRF on each of them."""
+"""Sign up, sign in, sign out, change password: session cookies, CSRF on each of them.
+Following other players: by display name or share link, the list, stopping, a new link."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.middleware.csrf import get_token
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -14,9 +17,10 @@ from rest_framework.views import APIView
 from piramide_site.errors import BadRequest
 from piramide_site.inputs import StrictSerializer, require_no_body
 
+from . import selectors
 from .backends import signin_locked_for
-from .models import User
-from .services import user_create, user_password_change
+from .models import Follow, User
+from .services import follow_create, follow_delete, user_create, user_follow_token_reset, user_password_change
 
 
 class UserOutputSerializer(serializers.ModelSerializer):
@@ -104,3 +108,102 @@ class PasswordChangeApi(APIView):
         user = user_password_change(user=request.user, **data.validated_data)
         update_session_auth_hash(request._request, user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# ----------------------------------------------------------------- following
+
+
+def share_url(request: Request, user: User) -> str:
+    """The player's share link: whoever opens it is offered to follow them."""
+    return request.build_absolute_uri(reverse("frontend:follow-link", args=[user.follow_token]))
+
+
+class FollowedOutputSerializer(serializers.Serializer):
+    player_id = serializers.IntegerField()
+    display_name = serializers.CharField()
+    since = serializers.DateTimeField()
+
+
+def _followed(follow: Follow) -> dict[str, object]:
+    return {"player_id": follow.followed_id, "display_name": follow.followed.display_name, "since": follow.created_at}
+
+
+class FollowListApi(APIView):
+    """Who I follow, how many I may follow, and my own share link."""
+
+    permission_classes = [IsAuthenticated]
+
+    class FollowListOutputSerializer(serializers.Serializer):
+        count = serializers.IntegerField()
+        limit = serializers.IntegerField()
+        share_url = serializers.URLField()
+        following = FollowedOutputSerializer(many=True)
+
+    @extend_schema(responses=FollowListOutputSerializer)
+    def get(self, request: Request) -> Response:
+        following = selectors.follows_list(follower_id=request.user.pk)
+        body = {
+            "count": len(following),
+            "limit": settings.FOLLOWS_PER_USER,
+            "share_url": share_url(request, request.user),
+            "following": [f.__dict__ for f in following],
+        }
+        return Response(self.FollowListOutputSerializer(body).data)
+
+
+def _follow_answer(follow: Follow, created: bool) -> Response:
+    code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+    return Response(FollowedOutputSerializer(_followed(follow)).data, status=code)
+
+
+class FollowByNameApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class FollowByNameInputSerializer(StrictSerializer):
+        display_name = serializers.CharField(max_length=40)
+
+    @extend_schema(request=FollowByNameInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
+    def post(self, request: Request) -> Response:
+        """Follow a player by display name (any case); 200 if I already did."""
+        data = self.FollowByNameInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return _follow_answer(*follow_create(follower=request.user, display_name=data.validated_data["display_name"]))
+
+
+class FollowByLinkApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class FollowByLinkInputSerializer(StrictSerializer):
+        link = serializers.CharField(max_length=300, help_text="A share link, or just its token")
+
+        def validate_link(self, value: str) -> str:
+            # The token is the last part of the path: a pasted link and a bare token both work.
+            return value.strip().split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+
+    @extend_schema(request=FollowByLinkInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
+    def post(self, request: Request) -> Response:
+        """Follow the player whose share link this is; 200 if I already did."""
+        data = self.FollowByLinkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return _follow_answer(*follow_create(follower=request.user, token=data.validated_data["link"]))
+
+
+class FollowDeleteApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request, player_id: int) -> Response:
+        """Stop following a player (204 whether or not I did)."""
+        follow_delete(follower=request.user, followed_id=player_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class FollowLinkResetApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=inline_serializer("FollowLink", {"share_url": serializers.URLField()}))
+    def post(self, request: Request) -> Response:
+        """A new share link for me; the old one stops working, and who follows me already stays."""
+        require_no_body(request)
+        user = user_follow_token_reset(user=request.user)
+        return Response({"share_url": share_url(request, user)})

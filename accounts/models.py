@@ -1,11 +1,39 @@
+import secrets
+
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models import F, Q
+
+
+def new_follow_token() -> str:
+    """A random, unguessable token for a player's follow link: neither their id nor their name."""
+    return secrets.token_urlsafe(16)
 
 
 class User(AbstractUser):
     """A player; ``display_name`` is what leaderboards show, unique so no one can pass for another."""
 
     display_name = models.CharField(max_length=40, unique=True)
+    #: The secret part of the player's share link (/follow/<token>/); a new one retires the old link.
+    follow_token = models.CharField(max_length=32, unique=True, default=new_follow_token, editable=False)
 
     def __str__(self) -> str:
         return self.display_name or self.username
+
+
+class Follow(models.Model):
+    """One player following another, to compare with them on the "following" view of every board."""
+
+    follower = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows")
+    followed = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="followers")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["follower", "followed"], name="follow_once"),
+            models.CheckConstraint(condition=~Q(follower=F("followed")), name="follow_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.follower_id} → {self.followed_id}"

@@ -1,14 +1,16 @@
-"""Writes on accounts: sign up and change password (sign in and out are Django's own)."""
+"""Writes on accounts: sign up, change password, follow and stop following (sign in and out are Django's own)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from piramide_site.errors import BadRequest, Conflict
+from piramide_site.errors import BadRequest, Conflict, NotAllowed, NotFound
 
-from .models import User
+from .models import Follow, User, new_follow_token
+from .selectors import user_by_display_name, user_by_follow_token
 
 
 def user_create(*, username: str, password: str, display_name: str = "", email: str = "") -> User:
@@ -47,4 +49,58 @@ def user_password_change(*, user: User, old_password: str, new_password: str) ->
             raise BadRequest(" ".join(error.messages)) from None
         locked.set_password(new_password)
         locked.save(update_fields=["password"])
+    return locked
+
+
+def follow_create(*, follower: User, display_name: str = "", token: str = "") -> tuple[Follow, bool]:
+    """Follow the player with this display name (any case) or this share-link token: exactly one
+    of the two.  Returns the follow and whether it is new; following someone again changes nothing.
+
+    Locks the follower's user row, so two requests at once cannot both pass the cap
+    (``FOLLOWS_PER_USER``), which is checked before anything is written.
+    """
+    if bool(display_name) == bool(token):
+        raise BadRequest("name one player: by display name or by share link, not both")
+    if display_name:
+        followed = user_by_display_name(display_name=display_name)
+        if followed is None:
+            raise NotFound(f"no player is called {display_name.strip()!r}")
+    else:
+        followed = user_by_follow_token(token=token)
+        if followed is None:
+            raise NotFound("this follow link does not lead to any player (it may have been replaced)")
+    if followed.pk == follower.pk:
+        raise BadRequest("you cannot follow yourself: your own row is always on your boards")
+    with transaction.atomic():
+        User.objects.select_for_update().only("pk").get(pk=follower.pk)
+        existing = Follow.objects.filter(follower_id=follower.pk, followed_id=followed.pk).first()
+        if existing is not None:
+            return existing, False
+        cap = settings.FOLLOWS_PER_USER
+        if Follow.objects.filter(follower_id=follower.pk).count() >= cap:
+            raise NotAllowed(f"you already follow {cap} players, the most one account can: stop following someone first", limit=cap)
+        return Follow.objects.create(follower_id=follower.pk, followed=followed), True
+
+
+def follow_delete(*, follower: User, followed_id: int) -> bool:
+    """Stop following a player; True if they were followed.  Stopping twice changes nothing.
+
+    Locks nothing: one row goes, by its unique pair.
+    """
+    if not User.objects.filter(pk=followed_id).exists():
+        raise NotFound(f"there is no player #{followed_id}")
+    deleted, _ = Follow.objects.filter(follower_id=follower.pk, followed_id=followed_id).delete()
+    return deleted > 0
+
+
+def user_follow_token_reset(*, user: User) -> User:
+    """Give the player a new share link; the old one stops working.  Existing follows stay.
+
+    Locks the user row.
+    """
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        locked.follow_token = new_follow_token()
+        locked.save(update_fields=["follow_token"])
+    user.follow_token = locked.follow_token
     return locked

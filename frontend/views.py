@@ -6,14 +6,22 @@ Play itself happens in the browser (static/frontend/js/), over the play socket a
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from accounts.services import user_create
+from accounts import selectors as account_selectors
+from accounts.services import follow_create, follow_delete, user_create, user_follow_token_reset
 from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import PRESETS
@@ -136,6 +144,7 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
     kind = request.GET.get("board", "today")
     if kind not in ("today", "week", "all"):
         kind = "today"
+    view = "following" if request.GET.get("view") == "following" else "everyone"
     today = game_selectors.local_today()
     challenges = game_selectors.challenges_for_day(date=today)
     presets = [c.preset for c in challenges] or list(PRESETS)[:1]
@@ -149,18 +158,31 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
         board = Board.for_week(preset, today)
     else:
         board = Board.all_time(preset)
-    page = board_selectors.leaderboard_page(board=board, limit=100) if board else {"entries": [], "total": 0}
-    mine = None
-    if board and request.user.is_authenticated:
-        mine = board_selectors.leaderboard_around(board=board, player_id=request.user.pk, radius=0)["rank"]
+    signed_in = request.user.is_authenticated
+    page: dict[str, Any] = {"entries": [], "total": 0}
+    me = None
+    if board and view == "following" and signed_in:
+        page = board_selectors.leaderboard_following(board=board, viewer_id=request.user.pk, limit=100)
+        me = page["me"]
+    elif board and view == "everyone":
+        page = board_selectors.leaderboard_page(board=board, limit=100)
+        if signed_in:
+            mine = board_selectors.leaderboard_around(board=board, player_id=request.user.pk, radius=0)
+            me = mine["entries"][0] if mine["entries"] else None
+    followed = set(account_selectors.followed_ids(follower_id=request.user.pk)) if signed_in else set()
     context = {
         "kind": kind,
+        "view": view,
         "preset": preset,
         "presets": [(p, selectors.preset_label(p)) for p in presets],
         "challenge": challenge,
         "page": page,
-        "my_rank": mine,
-        "histogram": selectors.score_histogram(challenge=challenge) if challenge and kind == "today" else None,
+        "my_rank": me["rank"] if me else None,
+        #: My row again under the table when the page does not reach it.
+        "me_below": me if me and all(e["player_id"] != me["player_id"] for e in page["entries"]) else None,
+        "followed": followed,
+        "follows_anyone": bool(followed),
+        "histogram": selectors.score_histogram(challenge=challenge) if challenge and kind == "today" and view == "everyone" else None,
     }
     return render(request, "frontend/leaderboards.html", context)
 
@@ -174,8 +196,101 @@ def profile(request: HttpRequest) -> HttpResponse:
         "streaks": board_selectors.player_streaks(player_id=request.user.pk),
         "history": history,
         "months": selectors.played_calendar(player_id=request.user.pk),
+        "share_url": request.build_absolute_uri(reverse("frontend:follow-link", args=[request.user.follow_token])),
+        "following": account_selectors.follows_list(follower_id=request.user.pk),
+        "follow_limit": settings.FOLLOWS_PER_USER,
     }
     return render(request, "frontend/profile.html", context)
+
+
+# ----------------------------------------------------------------- following
+
+
+def _back(request: HttpRequest, default: str) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        target = default
+    return redirect(target)
+
+
+def _follow(request: HttpRequest, **target: str) -> bool:
+    """Follow through the one service, and tell the player what happened in their language."""
+    try:
+        follow, created = follow_create(follower=request.user, **target)
+    except ServiceError as error:
+        if error.code == "not_found" and "display_name" in target:
+            text = _("No player is called %(name)s.") % {"name": target["display_name"].strip()}
+        elif error.code == "not_found":
+            text = _("This follow link does not lead to any player any more.")
+        elif error.code == "not_allowed":
+            cap = settings.FOLLOWS_PER_USER
+            text = ngettext(
+                "You already follow %(n)s player, the most one account can: stop following someone first.",
+                "You already follow %(n)s players, the most one account can: stop following someone first.",
+                cap,
+            ) % {"n": cap}
+        else:
+            text = _("You cannot follow yourself: your own row is always on your boards.")
+        messages.error(request, text)
+        return False
+    name = follow.followed.display_name
+    if created:
+        messages.success(request, _("You now follow %(name)s.") % {"name": name})
+    else:
+        messages.info(request, _("You already follow %(name)s.") % {"name": name})
+    return True
+
+
+@require_POST
+@login_required
+def follow_add(request: HttpRequest) -> HttpResponse:
+    """Follow by display name: the boards' Follow buttons and the profile's form."""
+    name = request.POST.get("display_name", "").strip()
+    if name:
+        _follow(request, display_name=name)
+    else:
+        messages.error(request, _("Write the display name of the player to follow."))
+    return _back(request, reverse("frontend:profile"))
+
+
+@require_POST
+@login_required
+def follow_stop(request: HttpRequest, player_id: int) -> HttpResponse:
+    try:
+        stopped = follow_delete(follower=request.user, followed_id=player_id)
+    except ServiceError:
+        raise Http404 from None
+    if stopped:
+        messages.success(request, _("You no longer follow this player."))
+    return _back(request, reverse("frontend:profile"))
+
+
+def follow_link(request: HttpRequest, token: str) -> HttpResponse:
+    """Where a share link lands: who it is, and a button to follow them (a GET changes nothing)."""
+    owner = account_selectors.user_by_follow_token(token=token)
+    if owner is None:
+        raise Http404
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse('frontend:signin')}?next={request.path}")
+        if _follow(request, token=token):
+            return redirect(f"{reverse('frontend:leaderboards')}?view=following")
+        return redirect(request.path)
+    signed_in = request.user.is_authenticated
+    context = {
+        "owner": owner,
+        "is_me": signed_in and owner.pk == request.user.pk,
+        "already": signed_in and owner.pk in account_selectors.followed_ids(follower_id=request.user.pk),
+    }
+    return render(request, "frontend/follow.html", context)
+
+
+@require_POST
+@login_required
+def follow_link_reset(request: HttpRequest) -> HttpResponse:
+    user_follow_token_reset(user=request.user)
+    messages.success(request, _("Your share link is new: the old one no longer works."))
+    return redirect("frontend:profile")
 
 
 # ----------------------------------------------------------------- races

@@ -1,4 +1,5 @@
-"""Leaderboards (per challenge, per week, all time) and the player's own profile."""
+"""Leaderboards (per challenge, per week, all time), each for everyone or among the players I
+follow, and the player's own profile."""
 
 from __future__ import annotations
 
@@ -32,8 +33,10 @@ class EntrySerializer(serializers.Serializer):
 
 class LeaderboardOutputSerializer(serializers.Serializer):
     board = serializers.CharField()
+    view = serializers.ChoiceField(choices=["everyone", "following"])
     total = serializers.IntegerField()
     my_rank = serializers.IntegerField(allow_null=True)
+    me = EntrySerializer(allow_null=True, help_text="My own row, wherever it is (null if I have no score)")
     entries = EntrySerializer(many=True)
 
 
@@ -42,6 +45,11 @@ class PageInputSerializer(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=100, default=100)
     around = serializers.ChoiceField(choices=["me"], required=False, help_text="'me': my rank and my neighbours")
     radius = serializers.IntegerField(min_value=0, max_value=50, default=5)
+    view = serializers.ChoiceField(
+        choices=["everyone", "following"],
+        default="everyone",
+        help_text="'following': only me and the players I follow, ranked among ourselves",
+    )
 
 
 #: The query parameters as the schema documents them: the serializer's own bounds and choices.
@@ -63,22 +71,37 @@ def _query(request: Request, serializer: type[serializers.Serializer] = PageInpu
 def _answer(request: Request, board: Board, query: dict[str, Any] | None = None) -> Response:
     query = query if query is not None else _query(request)
     user = request.user
-    if query.get("around") == "me":
+    around = query.get("around") == "me"
+    if query["view"] == "following":
+        if not user.is_authenticated:
+            raise NotAuthenticated("sign in to see the boards of the players you follow")
+        body = selectors.leaderboard_following(
+            board=board,
+            viewer_id=user.pk,
+            offset=query["offset"],
+            limit=query["limit"],
+            around_radius=query["radius"] if around else None,
+        )
+        return Response(LeaderboardOutputSerializer(body).data)
+    if around:
         if not user.is_authenticated:
             raise NotAuthenticated("sign in to see your own rank")
-        around = selectors.leaderboard_around(board=board, player_id=user.pk, radius=query["radius"])
+        near = selectors.leaderboard_around(board=board, player_id=user.pk, radius=query["radius"])
         page = selectors.leaderboard_page(board=board, offset=0, limit=0)
+        me = next((e for e in near["entries"] if e["player_id"] == user.pk), None)
         body: dict[str, Any] = {
             "board": board.key,
             "total": page["total"],
-            "my_rank": around["rank"],
-            "entries": around["entries"],
+            "my_rank": near["rank"],
+            "me": me,
+            "entries": near["entries"],
         }
     else:
         page = selectors.leaderboard_page(board=board, offset=query["offset"], limit=query["limit"])
         mine = selectors.leaderboard_around(board=board, player_id=user.pk, radius=0) if user.is_authenticated else None
-        body = {**page, "my_rank": mine["rank"] if mine else None}
-    return Response(LeaderboardOutputSerializer(body).data)
+        me = mine["entries"][0] if mine and mine["entries"] else None
+        body = {**page, "my_rank": mine["rank"] if mine else None, "me": me}
+    return Response(LeaderboardOutputSerializer({**body, "view": "everyone"}).data)
 
 
 def _preset(preset: str) -> str:

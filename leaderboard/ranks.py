@@ -40,6 +40,8 @@ class RankStore(Protocol):
 
     def page_and_count(self, board: Board, offset: int, limit: int) -> tuple[list[Entry], int]: ...
 
+    def entries_of(self, board: Board, player_ids: list[int]) -> list[Entry]: ...
+
     def entries_changed(self, board: Board, player_ids: list[int]) -> None: ...
 
     def rebuild(self, board: Board) -> int: ...
@@ -73,6 +75,9 @@ class DatabaseRanks:
 
     def page_and_count(self, board: Board, offset: int, limit: int) -> tuple[list[Entry], int]:
         return self.page(board, offset, limit), self.count(board)
+
+    def entries_of(self, board: Board, player_ids: list[int]) -> list[Entry]:
+        return board.entries(player_ids)
 
     def entries_changed(self, board: Board, player_ids: list[int]) -> None:
         pass
@@ -111,6 +116,22 @@ return rows
 """
 
 
+# KEYS: zset, member hash, built marker.  ARGV: players.  Their members and scores, one round trip.
+_ENTRIES_OF = """
+if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
+local rows = {}
+for _, player in ipairs(ARGV) do
+  local member = redis.call('HGET', KEYS[2], player)
+  local score = member and redis.call('ZSCORE', KEYS[1], member)
+  if score then
+    table.insert(rows, member)
+    table.insert(rows, score)
+  end
+end
+return rows
+"""
+
+
 def _member(entry: Entry) -> str:
     # Equal sorted-set scores order by member, byte by byte: the finish time first, then the player.
     micros = int(entry.finished_at.timestamp() * 1_000_000)
@@ -144,6 +165,7 @@ class RedisRanks:
         self._set_entry = client.register_script(_SET_ENTRY)
         self._rank_of = client.register_script(_RANK_OF)
         self._page = client.register_script(_PAGE)
+        self._entries_of = client.register_script(_ENTRIES_OF)
 
     def _keys(self, board: Board, suffix: str = "") -> list[str]:
         base = f"{self.prefix}:{board.key}{suffix}"
@@ -182,6 +204,21 @@ class RedisRanks:
 
     def count(self, board: Board) -> int:
         return self.page_and_count(board, 0, 0)[1]
+
+    def entries_of(self, board: Board, player_ids: list[int]) -> list[Entry]:
+        """These players' entries as the sorted set holds them, in rank order (players without one are left out)."""
+        zset, members, _ = self._keys(board)
+        if not player_ids:
+            return []
+        for _ in range(2):
+            rows = self._entries_of(keys=[zset, members, self._built_key(board)], args=player_ids)
+            if rows != [-1]:
+                break
+            if not self._rebuild_alone(board):
+                return DatabaseRanks().entries_of(board, player_ids)
+        # The set's own order: score, then member (finish time, then player), as Entry.sort_key says.
+        pairs = sorted((float(rows[i + 1]), rows[i]) for i in range(0, len(rows), 2))
+        return [_entry(member, score) for score, member in pairs]
 
     def entries_changed(self, board: Board, player_ids: list[int]) -> None:
         """Copy these players' entries from Postgres; a board not built yet is left to its rebuild."""
@@ -281,6 +318,13 @@ class ResilientRanks:
         except redis.RedisError:
             log.warning("Redis unreachable: paging %s by SQL", board.key, exc_info=True)
             return self.fallback.page_and_count(board, offset, limit)
+
+    def entries_of(self, board: Board, player_ids: list[int]) -> list[Entry]:
+        try:
+            return self.primary.entries_of(board, player_ids)
+        except redis.RedisError:
+            log.warning("Redis unreachable: reading %s by SQL", board.key, exc_info=True)
+            return self.fallback.entries_of(board, player_ids)
 
     def entries_changed(self, board: Board, player_ids: list[int]) -> None:
         try:

@@ -1,4 +1,5 @@
-"""Reads on leaderboards: pages, a player's rank and neighbours, streaks and history."""
+"""Reads on leaderboards: pages, a player's rank and neighbours, the boards of the players one
+follows, streaks and history."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from accounts.selectors import followed_ids
 from games.selectors import local_today
 
 from .boards import Board, Entry
@@ -49,6 +51,37 @@ def leaderboard_around(*, board: Board, player_id: int, radius: int = 5) -> dict
     offset = max(0, rank - 1 - radius)
     entries = store.page(board, offset, rank - offset + radius)
     return {"board": board.key, "rank": rank, "entries": _rows(entries, offset + 1)}
+
+
+def leaderboard_following(
+    *, board: Board, viewer_id: int, offset: int = 0, limit: int = 100, around_radius: int | None = None
+) -> dict[str, Any]:
+    """The board as the viewer sees it among the players they follow: only them and the viewer,
+    ranked 1..n among themselves in the main board's order (ties included).
+
+    ``around_radius`` set: the viewer's rank and that many entries either side instead of a page.
+    ``me`` is the viewer's own row whenever they have a score, even when it falls outside the page.
+    """
+    players = [viewer_id, *followed_ids(follower_id=viewer_id)]
+    entries = rank_store().entries_of(board, players)
+    rows = _rows(entries, 1)
+    mine = next((row for row in rows if row["player_id"] == viewer_id), None)
+    if around_radius is not None:
+        if mine is None:
+            shown: list[dict[str, Any]] = []
+        else:
+            first = max(0, mine["rank"] - 1 - around_radius)
+            shown = rows[first : mine["rank"] + around_radius]
+    else:
+        shown = rows[offset : offset + limit]
+    return {
+        "board": board.key,
+        "view": "following",
+        "total": len(rows),
+        "my_rank": mine["rank"] if mine else None,
+        "me": mine,
+        "entries": shown,
+    }
 
 
 @dataclass(frozen=True)

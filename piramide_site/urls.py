@@ -8,6 +8,7 @@ urlpatterns = [
     path("healthz/", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/auth/", include("accounts.urls")),
+    path("api/follows/", include("accounts.follow_urls")),
     path("api/", include("games.urls")),
     path("api/", include("leaderboard.urls")),
     path("api/", include("races.urls")),

@@ -317,6 +317,81 @@ T: dict[str, tuple] = {
     "the stock is not empty yet: draw first": ("il tallone non è ancora vuoto: prima pesca", "el mazo aún no está vacío: primero roba"),
     "only the top card of the waste is in play": ("è in gioco solo la carta in cima agli scarti", "solo está en juego la carta de arriba del descarte"),
     "%(card)s counts %(n)s: only a king leaves alone": ("%(card)s vale %(n)s: solo il re se ne va da solo", "%(card)s vale %(n)s: solo el rey se va solo"),
+    # following
+    "Everyone": ("Tutti", "Todos"),
+    "Following": ("Seguiti", "Seguidos"),
+    "Whose ranks": ("Classifica di chi", "Clasificación de quién"),
+    "Follow": ("Segui", "Seguir"),
+    "Follow %(name)s": ("Segui %(name)s", "Seguir a %(name)s"),
+    "followed": ("seguito", "seguido"),
+    "Follow %(name)s to compare your results with theirs on the “Following” view of every board.": (
+        "Segui %(name)s per confrontare i tuoi risultati con i suoi nella vista “Seguiti” di ogni classifica.",
+        "Sigue a %(name)s para comparar tus resultados con los suyos en la vista “Seguidos” de cada clasificación.",
+    ),
+    "Follow a player by display name": ("Segui un giocatore per nome", "Sigue a un jugador por su nombre"),
+    "New link (the old one stops working)": ("Nuovo link (quello vecchio smette di funzionare)", "Nuevo enlace (el anterior deja de funcionar)"),
+    "No one you follow has a score on this board yet.": (
+        "Nessuno di quelli che segui ha ancora un punteggio in questa classifica.",
+        "Nadie de los que sigues tiene todavía una puntuación en esta clasificación.",
+    ),
+    "No player is called %(name)s.": ("Nessun giocatore si chiama %(name)s.", "Ningún jugador se llama %(name)s."),
+    "Ranking among the players you follow": ("Classifica tra i giocatori che segui", "Clasificación entre los jugadores que sigues"),
+    "See the boards of the players you follow": ("Vedi le classifiche dei giocatori che segui", "Ver las clasificaciones de los jugadores que sigues"),
+    "Sign in to follow": ("Accedi per seguire", "Entra para seguir"),
+    "Sign in to see the boards of the players you follow.": (
+        "Accedi per vedere le classifiche dei giocatori che segui.",
+        "Entra para ver las clasificaciones de los jugadores que sigues.",
+    ),
+    "Stop following": ("Smetti di seguire", "Dejar de seguir"),
+    "Stop following %(name)s": ("Smetti di seguire %(name)s", "Dejar de seguir a %(name)s"),
+    "This follow link does not lead to any player any more.": (
+        "Questo link non porta più a nessun giocatore.",
+        "Este enlace ya no lleva a ningún jugador.",
+    ),
+    "This is your own share link: send it to the players you want to compare with.": (
+        "Questo è il tuo link da condividere: mandalo ai giocatori con cui vuoi confrontarti.",
+        "Este es tu enlace para compartir: envíalo a los jugadores con quienes quieras compararte.",
+    ),
+    "Write the display name of the player to follow.": (
+        "Scrivi il nome del giocatore da seguire.",
+        "Escribe el nombre del jugador a seguir.",
+    ),
+    "You already follow %(n)s player, the most one account can: stop following someone first.": (
+        (
+            "Segui già %(n)s giocatore, il massimo per un account: prima smetti di seguire qualcuno.",
+            "Segui già %(n)s giocatori, il massimo per un account: prima smetti di seguire qualcuno.",
+        ),
+        (
+            "Ya sigues a %(n)s jugador, el máximo para una cuenta: primero deja de seguir a alguien.",
+            "Ya sigues a %(n)s jugadores, el máximo para una cuenta: primero deja de seguir a alguien.",
+        ),
+    ),
+    "You already follow %(name)s.": ("Segui già %(name)s.", "Ya sigues a %(name)s."),
+    "You cannot follow yourself: your own row is always on your boards.": (
+        "Non puoi seguire te stesso: la tua riga è sempre nelle tue classifiche.",
+        "No puedes seguirte a ti mismo: tu fila siempre está en tus clasificaciones.",
+    ),
+    "You follow %(n)s player (at most %(limit)s).": (
+        ("Segui %(n)s giocatore (al massimo %(limit)s).", "Segui %(n)s giocatori (al massimo %(limit)s)."),
+        ("Sigues a %(n)s jugador (como máximo %(limit)s).", "Sigues a %(n)s jugadores (como máximo %(limit)s)."),
+    ),
+    "You follow no one yet.": ("Non segui ancora nessuno.", "Todavía no sigues a nadie."),
+    "You follow no one yet. Follow players from the Everyone view, or send them the share link on your profile.": (
+        "Non segui ancora nessuno. Segui dei giocatori dalla vista Tutti, o manda loro il link del tuo profilo.",
+        "Todavía no sigues a nadie. Sigue a jugadores desde la vista Todos, o envíales el enlace de tu perfil.",
+    ),
+    "You no longer follow this player.": ("Non segui più questo giocatore.", "Ya no sigues a este jugador."),
+    "You now follow %(name)s.": ("Ora segui %(name)s.", "Ahora sigues a %(name)s."),
+    "Your profile": ("Il tuo profilo", "Tu perfil"),
+    "Your share link": ("Il tuo link da condividere", "Tu enlace para compartir"),
+    "Your share link is new: the old one no longer works.": (
+        "Il tuo link da condividere è nuovo: quello vecchio non funziona più.",
+        "Tu enlace para compartir es nuevo: el anterior ya no funciona.",
+    ),
+    "Your share link: whoever opens it can follow you.": (
+        "Il tuo link da condividere: chi lo apre può seguirti.",
+        "Tu enlace para compartir: quien lo abra puede seguirte.",
+    ),
     "Score %(score)s · Moves %(moves)s · Cards left %(left)s · %(outcome)s": (
         "Punti %(score)s · Mosse %(moves)s · Carte rimaste %(left)s · %(outcome)s",
         "Puntos %(score)s · Movimientos %(moves)s · Cartas restantes %(left)s · %(outcome)s",

@@ -204,6 +204,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else 
 #: Failed sign-ins before a username (or an address) is refused until its window ends.
 SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
 SIGNIN_FAILURES_PER_IP = env("SIGNIN_FAILURES_PER_IP", default="50/15min")
+#: How many players one account may follow: a following board stays a page, not a second main board.
+FOLLOWS_PER_USER = env.int("FOLLOWS_PER_USER", default=500)
 
 # ----------------------------------------------------------------- headers
 

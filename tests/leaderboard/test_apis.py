@@ -36,3 +36,37 @@ def test_bad_leaderboard_requests_get_readable_errors(api, player):
     signed_out = api.get("/api/leaderboards/all-time/classic/?around=me")
     assert signed_out.status_code == 403 and signed_out.json()["message"] == "sign in to see your own rank"
     assert api.get("/api/leaderboards/weeks/classic/?date=yesterday").status_code == 400
+
+
+def test_the_following_view_of_each_board(player_api, player, other_player, store):
+    from accounts.models import Follow
+
+    challenge = make_challenge(date=dt.date(2026, 6, 3))
+    Follow.objects.create(follower=player, followed=other_player)
+    add_score(challenge, make_player("zed", display_name="Zed"), 900, 40)
+    add_score(challenge, other_player, 500, 40)
+    add_score(challenge, player, 300, 40)
+    urls = [
+        f"/api/leaderboards/challenges/{challenge.pk}/",
+        f"/api/leaderboards/weeks/classic/?date={challenge.date}",
+        "/api/leaderboards/all-time/classic/",
+    ]
+    for url in urls:
+        sep = "&" if "?" in url else "?"
+        everyone = player_api.get(url).json()
+        assert everyone["view"] == "everyone" and everyone["my_rank"] == 3 and everyone["me"]["rank"] == 3
+        body = player_api.get(f"{url}{sep}view=following").json()
+        assert body["view"] == "following" and body["total"] == 2 and body["my_rank"] == 2
+        assert [(e["rank"], e["display_name"]) for e in body["entries"]] == [(1, "Bob"), (2, "Alice")]
+        assert body["me"]["display_name"] == "Alice"
+        around = player_api.get(f"{url}{sep}view=following&around=me&radius=0").json()
+        assert [(e["rank"], e["display_name"]) for e in around["entries"]] == [(2, "Alice")]
+
+
+def test_the_following_view_needs_a_signed_in_player(api, player):
+    challenge = make_challenge(date=dt.date(2026, 6, 1))
+    response = api.get(f"/api/leaderboards/challenges/{challenge.pk}/?view=following")
+    assert response.status_code == 403
+    assert response.json() == {"error": "not_authenticated", "message": "sign in to see the boards of the players you follow"}
+    assert api.get("/api/leaderboards/all-time/classic/?view=friends").status_code == 400
+
