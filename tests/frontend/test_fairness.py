@@ -35,7 +35,8 @@ def assert_committed_not_revealed(text: str, challenge: Any) -> None:
     assert challenge.seed_commitment in text
     for form in seed_forms(challenge.seed):
         assert form not in text
-    assert "piramide-seed-v1:" not in text and "sha256sum" not in text
+    assert challenge.salt not in text and challenge.salt.upper() not in text
+    assert "piramide-seed-v" not in text and "sha256sum" not in text
 
 
 def test_today_and_tomorrow_show_the_commitment_and_never_the_seed(today: dt.date) -> None:
@@ -74,7 +75,7 @@ def test_once_the_day_is_over_the_pages_reveal_the_seed_and_how_to_check_it(toda
     room = page(client, f"/challenges/{yesterday.pk}/room/")
     label = {"en": "Seed commitment (SHA-256)", "it": "Impegno sul seme (SHA-256)", "es": "Compromiso de la semilla (SHA-256)"}
     assert label[language] in room
-    assert revealed_recipe(room, yesterday) == f"piramide-seed-v1:forty:{YESTERDAY_SEED}"
+    assert revealed_recipe(room, yesterday) == f"piramide-seed-v2:forty:{YESTERDAY_SEED}:{yesterday.salt}"
     assert f'href="/api/challenges/{yesterday.pk}/"' in room
     practice = game_practice_start(challenge_id=yesterday.pk, player=bob).game
     revealed_recipe(page(client, f"/games/{practice.pk}/"), yesterday)
