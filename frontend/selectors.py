@@ -42,6 +42,7 @@ def fairness(challenge: DailyChallenge) -> dict[str, Any]:
     over = challenge_is_over(challenge)
     return {
         "commitment": challenge.seed_commitment,
+        "salted": challenge.commitment_version == DailyChallenge.CommitmentVersion.V2,
         "is_over": over,
         "seed": str(challenge.seed) if over else None,
         "salt": (challenge.salt or None) if over else None,
