@@ -107,7 +107,7 @@ def _verify_commitment(args: argparse.Namespace) -> int:
     print(f"preimage: {commitment_preimage(rules.name, args.seed, args.salt)}")
     print(f"sha-256: {digest}")
     if digest == args.commitment:
-        print("match: yes, this preset, seed and salt give the commitment")
+        print("match: yes, the commitment is the SHA-256 of this preimage")
     else:
         print(f"match: NO, the commitment is {args.commitment}")
         if args.salt is None:

@@ -139,3 +139,26 @@ def test_verify_commitment_bad_input_exits_2_with_one_clear_line(args: tuple[str
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert says in result.stderr and "Traceback" not in result.stderr
+
+
+def documented_sessions() -> list[tuple[str, str]]:
+    """Each ``$ command`` of docs/formats.md's "Checking a challenge" and the output printed under it."""
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = text.split("## Checking a challenge", 1)[1].split("\n## ", 1)[0]
+    sessions: list[tuple[str, str]] = []
+    for block in section.split("```")[1::2]:
+        for chunk in block.strip("\n").split("$ ")[1:]:
+            command, _, output = chunk.partition("\n")
+            sessions.append((command, output))
+    return sessions
+
+
+def test_the_documented_check_runs_as_printed() -> None:
+    sessions = documented_sessions()
+    assert len(sessions) == 3
+    for command, output in sessions:
+        if command.startswith("python "):
+            command = f"{sys.executable} {command.removeprefix('python ')}"
+        result = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.rstrip("\n") == output.rstrip("\n"), command
