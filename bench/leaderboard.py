@@ -65,14 +65,14 @@ def load(users: int, challenges: int) -> list[int]:
     """COPY users, challenges, games and scores straight into Postgres; returns the challenge ids."""
     from django.db import connection
 
-    from games.models import DailyChallenge, seed_commitment
+    from games.models import DailyChallenge, commitment_fields
 
     rng = random.Random(4)
     start = dt.date(2026, 6, 1)
     ids = []
     for day in range(challenges):
         challenge = DailyChallenge.objects.create(
-            date=start + dt.timedelta(days=day), preset="classic", seed=day + 1, seed_commitment=seed_commitment("classic", day + 1),
+            date=start + dt.timedelta(days=day), preset="classic", seed=day + 1, **commitment_fields("classic", day + 1),
             status="done", verdict="winnable",
         )
         ids.append(challenge.pk)

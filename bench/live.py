@@ -200,7 +200,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     from accounts.models import User
     from games.engine import Game as EngineGame
     from games.engine.solver import solve
-    from games.models import DailyChallenge, Game, Move, seed_commitment
+    from games.models import DailyChallenge, Game, Move, commitment_fields
     from games.selectors import local_today
     from games.services import draw_seed
 
@@ -213,7 +213,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
             break
         seed = draw_seed() if args.seed < 0 else seed + 1
     challenge = DailyChallenge.objects.create(
-        date=local_today(), preset="classic", seed=seed, seed_commitment=seed_commitment("classic", seed),
+        date=local_today(), preset="classic", seed=seed, **commitment_fields("classic", seed),
         status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(solution.line),
     )
     users = User.objects.bulk_create(

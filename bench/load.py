@@ -177,7 +177,7 @@ def build_world(players: int) -> World:
     from accounts.models import User
     from games.engine import Game as EngineGame
     from games.engine.solver import solve
-    from games.models import DailyChallenge, seed_commitment
+    from games.models import DailyChallenge, commitment_fields
     from games.selectors import local_today
     from games.services import draw_seed
     from piramide_site.settings import base
@@ -193,7 +193,7 @@ def build_world(players: int) -> World:
             if line:
                 break
         challenge = DailyChallenge.objects.create(
-            date=today, preset="classic", seed=seed, seed_commitment=seed_commitment("classic", seed),
+            date=today, preset="classic", seed=seed, **commitment_fields("classic", seed),
             status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(line),
         )
     if not line:

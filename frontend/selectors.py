@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game as EngineGame
-from games.models import COMMITMENT_DOMAIN, DailyChallenge, Game
+from games.models import DailyChallenge, Game
 from games.selectors import challenge_is_over, challenge_time_zone, challenges_for_day, game_moves, local_today
 from leaderboard.models import Score
 
@@ -37,15 +37,16 @@ def day_number(date: dt.date) -> int:
 
 
 def fairness(challenge: DailyChallenge) -> dict[str, Any]:
-    """Commit–reveal, as a page shows it: the seed's SHA-256 from scheduling on; the seed itself,
+    """Commit–reveal, as a page shows it: the commitment from scheduling on; the seed, the salt,
     and the exact text whose SHA-256 the commitment is, only once the day is over (docs/formats.md)."""
     over = challenge_is_over(challenge)
-    seed = str(challenge.seed) if over else None
     return {
         "commitment": challenge.seed_commitment,
+        "salted": challenge.commitment_version == DailyChallenge.CommitmentVersion.V2,
         "is_over": over,
-        "seed": seed,
-        "preimage": f"{COMMITMENT_DOMAIN}:{challenge.preset}:{seed}" if over else None,
+        "seed": str(challenge.seed) if over else None,
+        "salt": (challenge.salt or None) if over else None,
+        "preimage": challenge.commitment_preimage if over else None,
         "api": f"/api/challenges/{challenge.pk}/",
     }
 

@@ -33,6 +33,8 @@ class DailyChallengeAdmin(admin.ModelAdmin):
     actions = ["reverify", "replace_with_winnable"]
     readonly_fields = (
         "seed_commitment",
+        "commitment_version",
+        "salt",
         "status",
         "verdict",
         "line_length",
@@ -72,7 +74,11 @@ class DailyChallengeAdmin(admin.ModelAdmin):
         scheduled = services.challenge_schedule(date=data["date"], preset=data["preset"], seed=data.get("seed"))
         obj.pk = scheduled.pk
         obj.seed = scheduled.seed
-        obj.seed_commitment = scheduled.seed_commitment
+        obj.seed_commitment, obj.commitment_version, obj.salt = (
+            scheduled.seed_commitment,
+            scheduled.commitment_version,
+            scheduled.salt,
+        )
 
     @admin.action(description="Verify again with the solver")
     def reverify(self, request: HttpRequest, queryset: QuerySet[DailyChallenge]) -> None:

@@ -25,13 +25,20 @@ class ChallengeOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     date = serializers.DateField()
     preset = serializers.CharField()
-    seed_commitment = serializers.CharField(help_text="SHA-256 of 'piramide-seed-v1:<preset>:<seed>'")
+    seed_commitment = serializers.CharField(
+        help_text="SHA-256, published from scheduling on, of the text commitment_scheme names: "
+        "'piramide-seed-v1:<preset>:<seed>' or 'piramide-seed-v2:<preset>:<seed>:<salt>' (docs/formats.md)."
+    )
+    commitment_scheme = serializers.CharField(help_text="'piramide-seed-v1' (no salt) or 'piramide-seed-v2'.")
     status = serializers.CharField()
     verdict = serializers.CharField()
     line_length = serializers.IntegerField(allow_null=True)
     par = serializers.IntegerField(allow_null=True)
     is_over = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField(help_text="Revealed once the challenge day is over.")
+    salt = serializers.SerializerMethodField(
+        help_text="32 hex digits, revealed with the seed once the challenge day is over; null in piramide-seed-v1."
+    )
     deal = serializers.SerializerMethodField(help_text="Revealed once the challenge day is over.")
 
     def get_is_over(self, challenge: DailyChallenge) -> bool:
@@ -40,6 +47,9 @@ class ChallengeOutputSerializer(serializers.Serializer):
     def get_seed(self, challenge: DailyChallenge) -> str | None:
         # A string: seeds go up to 2**63, beyond what a JSON number keeps exactly in a browser.
         return str(challenge.seed) if selectors.challenge_is_over(challenge) else None
+
+    def get_salt(self, challenge: DailyChallenge) -> str | None:
+        return (challenge.salt or None) if selectors.challenge_is_over(challenge) else None
 
     def get_deal(self, challenge: DailyChallenge) -> str | None:
         return str(challenge.deal) if selectors.challenge_is_over(challenge) else None

@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
-import hashlib
+import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Length
+from django.db.models.lookups import Exact
 from django.utils import timezone
 
 from games.engine import PRESETS, Deal, deal_from_seed, get_rules
+from games.engine.commitment import SALT_BYTES, SALT_HEX_DIGITS, SCHEME_V1, SCHEME_V2, commitment_preimage, seed_commitment
 
 PRESET_CHOICES = [(name, name) for name in PRESETS]
 #: Postgres' bigint is signed: seeds are drawn below this (the engine accepts up to 2**64).
 SEED_BOUND = 2**63
-COMMITMENT_DOMAIN = "piramide-seed-v1"
 
 
-def seed_commitment(preset: str, seed: int) -> str:
-    """SHA-256 of the seed, published when the challenge is scheduled and checkable once it is revealed."""
-    return hashlib.sha256(f"{COMMITMENT_DOMAIN}:{preset}:{seed}".encode("ascii")).hexdigest()
+def commitment_fields(preset: str, seed: int) -> dict[str, Any]:
+    """The commitment of a challenge given this seed now: a fresh secret salt and the v2 SHA-256
+    over preset, seed and salt (games/engine/commitment.py), as DailyChallenge fields."""
+    salt = secrets.token_hex(SALT_BYTES)
+    return {
+        "commitment_version": DailyChallenge.CommitmentVersion.V2,
+        "salt": salt,
+        "seed_commitment": seed_commitment(preset, seed, salt),
+    }
 
 
 class DailyChallenge(models.Model):
@@ -34,11 +43,22 @@ class DailyChallenge(models.Model):
         UNWINNABLE = "unwinnable"
         UNKNOWN = "unknown"
 
+    class CommitmentVersion(models.IntegerChoices):
+        #: The challenges scheduled before the salt: their commitment stays as it was published.
+        V1 = 1, SCHEME_V1 + ":<preset>:<seed>"
+        V2 = 2, SCHEME_V2 + ":<preset>:<seed>:<salt>"
+
     date = models.DateField(help_text="The challenge day, in the configured time zone.")
     preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
     #: Secret until the day is over; never derived from the date.
     seed = models.PositiveBigIntegerField()
+    #: Public from scheduling on: SHA-256 of commitment_preimage.
     seed_commitment = models.CharField(max_length=64)
+    commitment_version = models.PositiveSmallIntegerField(
+        choices=CommitmentVersion.choices, help_text="Which text the commitment hashes (docs/formats.md)."
+    )
+    #: Secret until the day is over, like the seed; empty in version 1.
+    salt = models.CharField(max_length=SALT_HEX_DIGITS, blank=True)
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True)
@@ -56,7 +76,14 @@ class DailyChallenge(models.Model):
 
     class Meta:
         ordering = ["-date", "preset"]
-        constraints = [models.UniqueConstraint(fields=["date", "preset"], name="one_challenge_per_date_and_preset")]
+        constraints = [
+            models.UniqueConstraint(fields=["date", "preset"], name="one_challenge_per_date_and_preset"),
+            models.CheckConstraint(
+                condition=models.Q(commitment_version=1, salt="")
+                | (models.Q(commitment_version=2) & Exact(Length("salt"), SALT_HEX_DIGITS)),
+                name="commitment_salt_fits_its_version",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.date} {self.preset}"
@@ -64,6 +91,17 @@ class DailyChallenge(models.Model):
     @property
     def deal(self) -> Deal:
         return deal_from_seed(get_rules(self.preset), self.seed)
+
+    @property
+    def commitment_scheme(self) -> str:
+        return SCHEME_V2 if self.commitment_version == self.CommitmentVersion.V2 else SCHEME_V1
+
+    @property
+    def commitment_preimage(self) -> str:
+        """The exact text whose SHA-256 is seed_commitment: it holds the seed and salt, so it is
+        secret until the day is over."""
+        salt = self.salt if self.commitment_version == self.CommitmentVersion.V2 else None
+        return commitment_preimage(self.preset, self.seed, salt)
 
 
 class Game(models.Model):

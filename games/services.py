@@ -28,7 +28,7 @@ from leaderboard.services import score_record
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
 from . import events, positions
-from .models import SEED_BOUND, DailyChallenge, Game, Move, seed_commitment
+from .models import SEED_BOUND, DailyChallenge, Game, Move, commitment_fields
 from .selectors import (
     game_engine_state,
     game_moves,
@@ -106,9 +106,7 @@ def challenge_schedule(*, date: dt.date, preset: str, seed: int | None = None) -
         raise BadRequest(f"a seed is a whole number from 0 to {SEED_BOUND - 1}")
     try:
         with transaction.atomic():
-            challenge = DailyChallenge.objects.create(
-                date=date, preset=preset, seed=seed, seed_commitment=seed_commitment(preset, seed)
-            )
+            challenge = DailyChallenge.objects.create(date=date, preset=preset, seed=seed, **commitment_fields(preset, seed))
             _enqueue_verification(challenge.pk)
     except IntegrityError:
         raise Conflict(f"a {preset} challenge is already scheduled for {date}") from None
@@ -213,7 +211,9 @@ def challenge_replace_with_winnable(*, challenge_id: int) -> DailyChallenge:
             raise Conflict(f"{challenge} has games already: its deal can no longer change")
         seed, fields = found
         challenge.seed = seed
-        challenge.seed_commitment = seed_commitment(challenge.preset, seed)
+        # A new seed needs a new commitment anyway: it takes the current scheme and a fresh salt,
+        # whatever scheme the replaced one used.
+        fields = {**fields, **commitment_fields(challenge.preset, seed)}
         for name, value in fields.items():
             setattr(challenge, name, value)
         challenge.save()
@@ -251,7 +251,7 @@ def challenge_fill(*, date: dt.date, preset: str) -> DailyChallenge | None:
         return None
     seed, fields = found
     challenge, created = DailyChallenge.objects.get_or_create(
-        date=date, preset=preset, defaults={"seed": seed, "seed_commitment": seed_commitment(preset, seed), **fields}
+        date=date, preset=preset, defaults={"seed": seed, **commitment_fields(preset, seed), **fields}
     )
     return challenge if created else None
 

@@ -7,7 +7,8 @@ import itertools
 from typing import Any
 
 from accounts.models import User
-from games.models import DailyChallenge, seed_commitment
+from games.engine.commitment import seed_commitment
+from games.models import DailyChallenge, commitment_fields
 from games.selectors import local_today
 
 #: Seeds the solver settles in milliseconds (see tests/games/services/test_challenge_verify.py).
@@ -28,14 +29,18 @@ def make_player(name: str | None = None, password: str = "a-long-pass-phrase-42"
 
 
 def make_challenge(
-    *, date: dt.date | None = None, preset: str = "classic", seed: int | None = None, **fields: Any
+    *, date: dt.date | None = None, preset: str = "classic", seed: int | None = None, commitment_version: int = 2, **fields: Any
 ) -> DailyChallenge:
+    """A challenge as scheduled today (commitment v2, with a fresh salt), or as the first
+    challenges were (``commitment_version=1``: no salt)."""
     seed = WINNABLE[preset] if seed is None else seed
     defaults: dict[str, Any] = {"status": DailyChallenge.Status.DONE, "verdict": DailyChallenge.Verdict.WINNABLE}
+    if commitment_version == 1:
+        defaults.update(commitment_version=1, salt="", seed_commitment=seed_commitment(preset, seed))
+    else:
+        defaults.update(commitment_fields(preset, seed))
     defaults.update(fields)
-    return DailyChallenge.objects.create(
-        date=date or local_today(), preset=preset, seed=seed, seed_commitment=seed_commitment(preset, seed), **defaults
-    )
+    return DailyChallenge.objects.create(date=date or local_today(), preset=preset, seed=seed, **defaults)
 
 
 def end_the_day(challenge: DailyChallenge) -> DailyChallenge:

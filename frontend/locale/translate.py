@@ -46,6 +46,11 @@ T: dict[str, tuple] = {
         "Il seme che distribuisce le carte di questa sfida è stato estratto quando è stata programmata e resta segreto finché la giornata non è finita. Allora viene pubblicato qui, con il modo di verificare che il suo SHA-256 è questo impegno: la smazzata non può essere stata cambiata nel frattempo.",
         "La semilla que reparte este desafío se sorteó al programarlo y sigue secreta hasta que termina el día. Entonces se publica aquí, con cómo comprobar que su SHA-256 es este compromiso: el reparto no puede haberse cambiado por el camino.",
     ),
+    "Salt": ("Sale", "Sal"),
+    "The seed that deals this challenge was drawn when it was scheduled and stays secret until the day is over, together with a random salt hashed with it so that nobody can work the seed out from the commitment. Then both are published here, with how to check that their SHA-256 is this commitment: the deal cannot have been changed along the way.": (
+        "Il seme che distribuisce le carte di questa sfida è stato estratto quando è stata programmata e resta segreto finché la giornata non è finita, insieme a un sale casuale che entra nell'hash con esso, così nessuno può ricavare il seme dall'impegno. Allora sono pubblicati entrambi qui, con il modo di verificare che il loro SHA-256 è questo impegno: la smazzata non può essere stata cambiata nel frattempo.",
+        "La semilla que reparte este desafío se sorteó al programarlo y sigue secreta hasta que termina el día, junto con una sal aleatoria que entra en el hash con ella, para que nadie pueda deducir la semilla del compromiso. Entonces se publican las dos aquí, con cómo comprobar que su SHA-256 es este compromiso: el reparto no puede haberse cambiado por el camino.",
+    ),
     "Too many failed sign-ins: try again in %(minutes)s minute.": (
         ("Troppi accessi non riusciti: riprova tra %(minutes)s minuto.", "Troppi accessi non riusciti: riprova tra %(minutes)s minuti."),
         (

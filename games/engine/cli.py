@@ -1,4 +1,4 @@
-"""``python -m games.engine``: deal, play and random games from the command line.
+"""``python -m games.engine``: deal, play, random games and commitment checks from the command line.
 
 Bad input ends with exit status 2 and one line on stderr, never a traceback.
 """
@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from .board import render
 from .cards import NotationError
+from .commitment import CommitmentError, commitment_preimage, commitment_scheme, parse_commitment, parse_salt, seed_commitment
 from .deal import SEED_LIMIT, Deal, deal_from_seed, parse_deal
 from .game import Game, IllegalMoveError, Outcome
 from .moves import parse_moves
@@ -44,6 +45,20 @@ def seed_arg(text: str) -> int:
     if not 0 <= seed < SEED_LIMIT:
         raise argparse.ArgumentTypeError(f"a seed runs from 0 to {SEED_LIMIT - 1}, not {seed}")
     return seed
+
+
+def salt_arg(text: str) -> str:
+    try:
+        return parse_salt(text)
+    except CommitmentError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def commitment_arg(text: str) -> str:
+    try:
+        return parse_commitment(text)
+    except CommitmentError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def deal_from_args(rules: Rules, deal_text: str | None, seed: int | None) -> Deal:
@@ -85,6 +100,22 @@ def _random(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_commitment(args: argparse.Namespace) -> int:
+    rules: Rules = args.preset
+    digest = seed_commitment(rules.name, args.seed, args.salt)
+    print(f"scheme: {commitment_scheme(args.salt)}")
+    print(f"preimage: {commitment_preimage(rules.name, args.seed, args.salt)}")
+    print(f"sha-256: {digest}")
+    if digest == args.commitment:
+        print("match: yes, the commitment is the SHA-256 of this preimage")
+    else:
+        print(f"match: NO, the commitment is {args.commitment}")
+        if args.salt is None:
+            print("(without --salt this checks the v1 scheme; a challenge with a salt needs --salt)")
+    print(f"deal: {deal_from_seed(rules, args.seed)}")
+    return 0 if digest == args.commitment else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m games.engine", description="Piramide's rules engine and solver")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -106,6 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
     rnd.add_argument("preset", type=preset_arg, help=presets)
     rnd.add_argument("seed", type=seed_arg)
     rnd.set_defaults(handler=_random)
+
+    verify = commands.add_parser(
+        "verify-commitment",
+        help="check a challenge's commitment against its revealed seed (and salt); exit status 1 if it does not match",
+    )
+    verify.add_argument("--preset", type=preset_arg, required=True, help=presets)
+    verify.add_argument("--seed", type=seed_arg, required=True)
+    verify.add_argument("--salt", type=salt_arg, help="the revealed salt, 32 hex digits; leave it out for a v1 challenge")
+    verify.add_argument("commitment", type=commitment_arg, help="the published commitment, 64 hex digits")
+    verify.set_defaults(handler=_verify_commitment)
 
     for register in EXTRA_COMMANDS:
         register(commands)

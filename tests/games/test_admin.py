@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 
+from games.engine.commitment import commitment_matches
 from games.models import DailyChallenge
 from tests.factories import UNWINNABLE, make_challenge, make_player
 
@@ -27,6 +28,8 @@ def test_scheduling_draws_a_seed_and_verifies_it_after_commit(staff_client, djan
     challenge = DailyChallenge.objects.get(date=day, preset="classic")
     assert len(callbacks) == 1
     assert challenge.status in {"done", "unknown"} and challenge.verdict in {"winnable", "unwinnable", "unknown"}
+    assert challenge.commitment_version == 2
+    assert commitment_matches(challenge.seed_commitment, "classic", challenge.seed, challenge.salt)
     listing = staff_client.get("/admin/games/dailychallenge/").content.decode()
     for column in ("Status", "Verdict", "Par", "Verify seconds"):
         assert column in listing

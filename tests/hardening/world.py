@@ -99,6 +99,7 @@ class World:
             found |= leaks.seed_forms(seed)
         for challenge in (self.classic, self.forty, self.tomorrow):
             found.add(str(challenge.deal))
+            found |= {challenge.salt, challenge.salt.upper()}
         for race in (self.lobby, self.race):
             found.add(str(race.deal))
         return found

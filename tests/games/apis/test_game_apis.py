@@ -18,21 +18,35 @@ def start(client, challenge):
     return client.post(f"/api/challenges/{challenge.pk}/ranked/")
 
 
-def test_todays_challenges_are_listed_without_their_seed(api, challenge, today):
+def test_todays_challenges_are_listed_without_their_seed_or_salt(api, challenge, today):
     make_challenge(date=today - dt.timedelta(days=1), seed=5)
     body = api.get("/api/challenges/today/").json()
     assert [c["id"] for c in body] == [challenge.pk]
-    assert body[0]["seed"] is None and body[0]["deal"] is None and body[0]["is_over"] is False
+    assert body[0]["seed"] is None and body[0]["salt"] is None and body[0]["deal"] is None
+    assert body[0]["is_over"] is False
     assert body[0]["seed_commitment"] == challenge.seed_commitment
+    assert body[0]["commitment_scheme"] == "piramide-seed-v2"
+    assert challenge.salt not in api.get("/api/challenges/today/").content.decode()
 
 
-def test_a_past_challenge_reveals_its_seed_and_deal_matching_the_commitment(api, today):
+def test_a_past_challenge_reveals_its_seed_salt_and_deal_matching_the_commitment(api, today):
     import hashlib
 
     past = make_challenge(date=today - dt.timedelta(days=1), seed=UNWINNABLE["classic"])
     body = api.get(f"/api/challenges/{past.pk}/").json()
-    assert body["is_over"] is True and body["seed"] == str(past.seed)
+    assert body["is_over"] is True and body["seed"] == str(past.seed) and body["salt"] == past.salt
     assert body["deal"] == str(past.deal)
+    assert body["commitment_scheme"] == "piramide-seed-v2"
+    digest = hashlib.sha256(f"piramide-seed-v2:classic:{body['seed']}:{body['salt']}".encode()).hexdigest()
+    assert digest == body["seed_commitment"]
+
+
+def test_a_past_v1_challenge_reveals_its_seed_and_no_salt(api, today):
+    import hashlib
+
+    past = make_challenge(date=today - dt.timedelta(days=1), seed=UNWINNABLE["classic"], commitment_version=1)
+    body = api.get(f"/api/challenges/{past.pk}/").json()
+    assert body["commitment_scheme"] == "piramide-seed-v1" and body["salt"] is None
     digest = hashlib.sha256(f"piramide-seed-v1:classic:{body['seed']}".encode()).hexdigest()
     assert digest == body["seed_commitment"]
 

@@ -2,7 +2,8 @@ import datetime as dt
 
 import pytest
 
-from games.models import DailyChallenge, seed_commitment
+from games.engine.commitment import commitment_matches
+from games.models import DailyChallenge
 from games.services import challenge_schedule
 from piramide_site.errors import BadRequest, Conflict
 
@@ -13,8 +14,10 @@ def test_scheduling_draws_a_secret_seed_and_commits_to_it(django_capture_on_comm
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         challenge = challenge_schedule(date=dt.date(2030, 1, 1), preset="classic")
     assert 0 <= challenge.seed < 2**63
-    assert challenge.seed_commitment == seed_commitment("classic", challenge.seed)
-    assert len(challenge.seed_commitment) == 64
+    assert challenge.commitment_version == 2 and len(challenge.salt) == 32
+    assert commitment_matches(challenge.seed_commitment, "classic", challenge.seed, challenge.salt)
+    challenge.refresh_from_db()
+    assert commitment_matches(challenge.seed_commitment, "classic", challenge.seed, challenge.salt), "as stored"
     assert challenge.status == DailyChallenge.Status.PENDING
     assert len(callbacks) == 1, "the verification is enqueued once, after the commit"
 
@@ -23,6 +26,12 @@ def test_seeds_are_not_derived_from_the_date():
     seeds = {challenge_schedule(date=dt.date(2030, 1, 1), preset=preset).seed for preset in ("classic", "forty")}
     seeds |= {challenge_schedule(date=dt.date(2030, 1, 2), preset="classic").seed}
     assert len(seeds) == 3
+
+
+def test_every_challenge_gets_its_own_salt():
+    challenges = [challenge_schedule(date=dt.date(2030, 1, day), preset="classic", seed=1) for day in (1, 2, 3)]
+    assert len({challenge.salt for challenge in challenges}) == 3
+    assert len({challenge.seed_commitment for challenge in challenges}) == 3, "one seed, three commitments"
 
 
 def test_saving_runs_the_verification_after_commit(django_capture_on_commit_callbacks):

@@ -3,6 +3,7 @@ from unittest import mock
 
 import pytest
 
+from games.engine.commitment import commitment_matches
 from games.models import DailyChallenge
 from games.services import challenge_replace_with_winnable, challenge_verify, game_ranked_start
 from piramide_site.errors import Conflict
@@ -61,9 +62,16 @@ def test_replacing_draws_seeds_until_one_is_winnable():
     with mock.patch("games.services.draw_seed", side_effect=lambda: next(seeds)):
         replaced = challenge_replace_with_winnable(challenge_id=challenge.pk)
     assert replaced.seed == WINNABLE["classic"] and replaced.verdict == "winnable" and replaced.status == "done"
-    from games.models import seed_commitment
+    assert commitment_matches(replaced.seed_commitment, "classic", replaced.seed, replaced.salt)
 
-    assert replaced.seed_commitment == seed_commitment("classic", replaced.seed)
+
+def test_replacing_a_v1_challenge_commits_to_the_new_seed_under_v2():
+    challenge = pending("classic", UNWINNABLE["classic"], date=dt.date(2030, 5, 5), commitment_version=1)
+    with mock.patch("games.services.draw_seed", return_value=WINNABLE["classic"]):
+        replaced = challenge_replace_with_winnable(challenge_id=challenge.pk)
+    replaced.refresh_from_db()
+    assert replaced.commitment_version == 2 and len(replaced.salt) == 32
+    assert commitment_matches(replaced.seed_commitment, "classic", WINNABLE["classic"], replaced.salt)
 
 
 def test_replacing_is_refused_once_someone_has_played(player):

@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 
 from games import services
+from games.engine.commitment import commitment_matches
 from games.models import DailyChallenge
 from games.services import challenges_fill
 from tests.factories import UNWINNABLE, WINNABLE, make_challenge
@@ -19,6 +20,9 @@ def test_fill_creates_a_winnable_challenge_per_day_and_preset(today):
         (today + dt.timedelta(days=d), p) for d in range(3) for p in ("classic", "forty")
     }
     assert all(c.verdict == "winnable" and c.status == "done" and c.par is not None for c in created)
+    for challenge in DailyChallenge.objects.all():
+        assert challenge.commitment_version == 2
+        assert commitment_matches(challenge.seed_commitment, challenge.preset, challenge.seed, challenge.salt)
 
 
 @pytest.mark.django_db
