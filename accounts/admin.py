@@ -1,11 +1,43 @@
+from typing import Any
+
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
+from django.core.exceptions import ValidationError
 
 from .models import Follow, User
+from .names import display_name_normalize, display_name_skeleton, display_name_taken_message
+
+
+class DisplayNameField:
+    """For the admin's add and change forms: the display name is checked as at sign-up
+    (accounts/names.py), and its skeleton kept in step with it."""
+
+    cleaned_data: dict[str, Any]
+    instance: User
+
+    def clean_display_name(self) -> str:
+        name = display_name_normalize(self.cleaned_data["display_name"])
+        skeleton = display_name_skeleton(name)
+        holder = User.objects.filter(display_name_skeleton=skeleton).exclude(pk=self.instance.pk).first()
+        if holder is not None:
+            raise ValidationError(display_name_taken_message(holder.display_name), code="taken")
+        self.instance.display_name_skeleton = skeleton
+        return name
+
+
+class PlayerChangeForm(DisplayNameField, UserAdmin.form):  # type: ignore[misc,name-defined]
+    pass
+
+
+class PlayerCreationForm(DisplayNameField, UserAdmin.add_form):  # type: ignore[misc,name-defined]
+    display_name = forms.CharField(max_length=40)
 
 
 @admin.register(User)
 class PlayerAdmin(UserAdmin):
+    form = PlayerChangeForm
+    add_form = PlayerCreationForm
     list_display = ("username", "display_name", "email", "is_staff", "date_joined")
     search_fields = ("username", "display_name", "email")
     fieldsets = (*(UserAdmin.fieldsets or ()), ("Piramide", {"fields": ("display_name",)}))

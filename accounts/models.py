@@ -15,6 +15,8 @@ class User(AbstractUser):
     """A player; ``display_name`` is what leaderboards show, unique so no one can pass for another."""
 
     display_name = models.CharField(max_length=40, unique=True)
+    #: What the display name looks like (accounts/names.py), unique so no name can pose as another.
+    display_name_skeleton = models.TextField(unique=True, editable=False)
     #: The secret part of the player's share link (/follow/<token>/); a new one retires the old link.
     follow_token = models.CharField(max_length=32, unique=True, default=new_follow_token, editable=False)
 

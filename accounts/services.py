@@ -10,24 +10,31 @@ from django.db import IntegrityError, transaction
 from piramide_site.errors import BadRequest, Conflict, NotAllowed, NotFound
 
 from .models import Follow, User, new_follow_token
+from .names import display_name_normalize, display_name_skeleton, display_name_taken_message
 from .selectors import user_by_display_name, user_by_follow_token
 
 
 def user_create(*, username: str, password: str, display_name: str = "", email: str = "") -> User:
-    """Create a player after Django's password validators agree; names must be free.
+    """Create a player after Django's password validators agree; names must be free, and the
+    display name (the username when none is given) must not look like another player's.
 
-    Locks nothing: the unique constraints on username and display name settle races.
+    Locks nothing: the unique constraints on username and display-name skeleton settle races.
     """
-    display_name = (display_name or username).strip()
-    user = User(username=username, display_name=display_name, email=email or "")
+    try:
+        display_name = display_name_normalize(display_name or username)
+    except ValidationError as error:
+        raise BadRequest(" ".join(error.messages)) from None
+    skeleton = display_name_skeleton(display_name)
+    user = User(username=username, display_name=display_name, display_name_skeleton=skeleton, email=email or "")
     try:
         password_validation.validate_password(password, user)
     except ValidationError as error:
         raise BadRequest(" ".join(error.messages)) from None
     if User.objects.filter(username__iexact=username).exists():
         raise Conflict(f"the username {username!r} is taken")
-    if User.objects.filter(display_name__iexact=display_name).exists():
-        raise Conflict(f"the display name {display_name!r} is taken")
+    holder = User.objects.filter(display_name_skeleton=skeleton).values_list("display_name", flat=True).first()
+    if holder is not None:
+        raise Conflict(display_name_taken_message(holder), taken_display_name=holder)
     user.set_password(password)
     try:
         with transaction.atomic():

@@ -12,6 +12,20 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from accounts.backends import signin_locked_for
+from accounts.names import display_name_normalize
+
+#: accounts/names.py's refusals, in the player's language.
+DISPLAY_NAME_MESSAGES = {
+    "invisible": _(
+        "A display name cannot contain invisible, control or text-direction characters (this one has %(code)s %(name)s)."
+    ),
+    "max_length": _("A display name has at most %(max)s characters."),
+    "no_letter": _("A display name needs at least one letter or digit."),
+}
+
+
+def display_name_taken_message(name: str) -> str:
+    return _("This display name looks the same as “%(name)s”, which another player has.") % {"name": name}
 
 
 class SignUpForm(forms.Form):
@@ -21,6 +35,16 @@ class SignUpForm(forms.Form):
     )
     email = forms.EmailField(required=False, label=_("E-mail (optional)"))
     password = forms.CharField(widget=forms.PasswordInput, label=_("Password"))
+
+    def clean_display_name(self) -> str:
+        # Whether it looks like a taken name is the service's to say (accounts.services.user_create).
+        name: str = self.cleaned_data["display_name"]
+        if not name.strip():
+            return ""
+        try:
+            return display_name_normalize(name)
+        except forms.ValidationError as error:
+            raise forms.ValidationError(DISPLAY_NAME_MESSAGES[str(error.code)], code=error.code, params=error.params) from None
 
 
 def lock_message(seconds: float) -> str:

@@ -31,7 +31,7 @@ from leaderboard.boards import Board
 from piramide_site.errors import ServiceError
 
 from . import selectors
-from .forms import SignUpForm
+from .forms import SignUpForm, display_name_taken_message
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -50,7 +50,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         try:
             user = user_create(**form.cleaned_data)
         except ServiceError as error:
-            form.add_error(None, error.message)
+            taken = error.extra.get("taken_display_name")
+            form.add_error(None, display_name_taken_message(taken) if taken else error.message)
         else:
             login(request, user, backend="accounts.backends.LockoutModelBackend")
             return redirect("frontend:home")

@@ -7,6 +7,7 @@ import itertools
 from typing import Any
 
 from accounts.models import User
+from accounts.names import display_name_skeleton
 from games.engine.commitment import seed_commitment
 from games.models import DailyChallenge, commitment_fields
 from games.selectors import local_today
@@ -22,7 +23,8 @@ _names = itertools.count(1)
 
 def make_player(name: str | None = None, password: str = "a-long-pass-phrase-42", **extra: Any) -> User:
     name = name or f"player{next(_names)}"
-    user = User(username=name, display_name=extra.pop("display_name", name.title()), **extra)
+    display_name = extra.pop("display_name", name.title())
+    user = User(username=name, display_name=display_name, display_name_skeleton=display_name_skeleton(display_name), **extra)
     user.set_password(password)
     user.save()
     return user

@@ -401,6 +401,22 @@ T: dict[str, tuple] = {
         "Punti %(score)s · Mosse %(moves)s · Carte rimaste %(left)s · %(outcome)s",
         "Puntos %(score)s · Movimientos %(moves)s · Cartas restantes %(left)s · %(outcome)s",
     ),
+    "A display name cannot contain invisible, control or text-direction characters (this one has %(code)s %(name)s).": (
+        "Un nome visualizzato non può contenere caratteri invisibili, di controllo o di direzione del testo (questo contiene %(code)s %(name)s).",
+        "Un nombre visible no puede contener caracteres invisibles, de control o de dirección del texto (este contiene %(code)s %(name)s).",
+    ),
+    "A display name has at most %(max)s characters.": (
+        "Un nome visualizzato ha al massimo %(max)s caratteri.",
+        "Un nombre visible tiene como máximo %(max)s caracteres.",
+    ),
+    "A display name needs at least one letter or digit.": (
+        "Un nome visualizzato deve avere almeno una lettera o una cifra.",
+        "Un nombre visible necesita al menos una letra o una cifra.",
+    ),
+    "This display name looks the same as “%(name)s”, which another player has.": (
+        "Questo nome visualizzato sembra uguale a “%(name)s”, che è di un altro giocatore.",
+        "Este nombre visible parece igual a “%(name)s”, que ya tiene otro jugador.",
+    ),
 }
 
 ENTRY = re.compile(r'((?:#.*\n)*)msgid ((?:".*"\n)+)(?:msgid_plural ((?:".*"\n)+))?((?:msgstr.*\n(?:".*"\n)*)+)')

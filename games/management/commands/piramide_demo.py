@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from accounts.names import display_name_skeleton
 from games.selectors import local_today
 from games.services import challenges_fill
 
@@ -28,7 +29,13 @@ class Command(BaseCommand):
         for username, password, display_name, staff in DEMO_ACCOUNTS:
             user = User.objects.filter(username=username).first()
             if user is None:
-                user = User(username=username, display_name=display_name, is_staff=staff, is_superuser=staff)
+                user = User(
+                    username=username,
+                    display_name=display_name,
+                    display_name_skeleton=display_name_skeleton(display_name),
+                    is_staff=staff,
+                    is_superuser=staff,
+                )
                 user.set_password(password)
                 user.save()
                 state = "created"
