@@ -78,6 +78,15 @@ def field_int(content: dict[str, Any], name: str, *, required: bool = True) -> i
     return value
 
 
+def query_version(value: str | None) -> int | None:
+    """A ``?since=`` version from the query string, or None (a full state) for anything else:
+    only ASCII digits, as many as a version can have ("²" is a digit to ``str.isdigit``, and
+    ``int`` refuses past 4,300 digits)."""
+    if value is None or not (value.isascii() and value.isdigit()) or len(value) > 18:
+        return None
+    return int(value)
+
+
 def field_move(content: dict[str, Any]) -> str:
     value = content.get("move")
     if not isinstance(value, str) or not 0 < len(value) <= 16:
@@ -315,7 +324,7 @@ class GameConsumer(LiveConsumer):
             async with self.holding():
                 for group in (events.game_group(self.game_id, full=True), events.game_group(self.game_id, full=False)):
                     await self.join(group)
-                await self._resync(int(since) if since is not None and since.isdigit() else None)
+                await self._resync(query_version(since))
         except NotFound as error:
             await self.close_with("not_found", error.message, 4404)
 

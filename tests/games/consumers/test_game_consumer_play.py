@@ -195,6 +195,16 @@ async def test_a_gap_too_old_or_a_version_from_the_future_gets_a_full_state(alic
         await socket.close()
 
 
+@pytest.mark.parametrize("since", ["%C2%B2", "1" * 5000, "-1", "1.5", "abc"], ids=["superscript-two", "5000-digits", "negative", "decimal", "letters"])
+async def test_a_since_that_is_no_version_is_ignored_and_gets_a_full_state(alice_game, alice, alice_cookie, line, since):
+    await database_sync_to_async(game_move_make)(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
+    socket, _ = await open_game(alice_game, alice_cookie, f"?since={since}")
+    state = await socket.expect("state")
+    assert state["version"] == 1 and state["game"]["moves"] == 1
+    assert (await socket.expect("synced"))["version"] == 1
+    await socket.close()
+
+
 async def test_a_practice_game_always_resyncs_with_a_full_state(challenge, alice, alice_cookie, line):
     """Practice games can undo, so a version alone does not name one position."""
     await database_sync_to_async(lambda: game_resign(game_id=Game.objects.create(challenge=challenge, player=alice, ranked=True).pk, player=alice))()
