@@ -12,7 +12,8 @@ import sys
 from html import escape
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, InterfaceError, OperationalError, connections
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import get_language
@@ -117,6 +118,26 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     else:  # pragma: no cover - DRF only handles APIException, Http404 and PermissionDenied
         body = {"error": "error", "message": str(exc)}
     response.data = body
+    return response
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 400, for what it refuses before any view runs: JSON under /api/. A body over
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (or a form over ``DATA_UPLOAD_MAX_NUMBER_FIELDS``) is a 413,
+    Content Too Large, which is what that refusal means."""
+    too_large = isinstance(exception, (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent))
+    status_code = 413 if too_large else 400
+    if request.path.startswith("/api/"):
+        if isinstance(exception, RequestDataTooBig):
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            body = {"error": "too_large", "message": f"the request body is over the limit of {limit:,} bytes", "limit": limit}
+        elif too_large:
+            body = {"error": "too_large", "message": "the request has too many fields or files"}
+        else:
+            body = {"error": "bad_request", "message": "the request could not be read"}
+        return JsonResponse(body, status=status_code)
+    response = defaults.bad_request(request, exception)
+    response.status_code = status_code
     return response
 
 

@@ -19,5 +19,6 @@ urlpatterns = [
     path("", include("frontend.urls")),
 ]
 
+handler400 = "piramide_site.errors.bad_request"
 handler404 = "piramide_site.errors.not_found"
 handler500 = "piramide_site.errors.server_error"

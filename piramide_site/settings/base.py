@@ -333,6 +333,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "piramide_site.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "piramide_site.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # Every rate below and the scopes' LIMITS_HTTP, counted in one atomic step (piramide_site/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": ["piramide_site.throttles.SharedThrottle"],
     "DEFAULT_THROTTLE_RATES": {
