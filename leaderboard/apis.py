@@ -3,6 +3,7 @@ follow, and the player's own profile."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -57,7 +58,15 @@ PAGE_PARAMETERS: list[Any] = [PageInputSerializer]
 
 
 class WeekPageInputSerializer(PageInputSerializer):
-    date = serializers.DateField(required=False, help_text="Any day of the week (default: today)")
+    date = serializers.DateField(
+        required=False, help_text="Any day of the week (default: today), from the first challenge's week to this one"
+    )
+
+    def validate_date(self, value: dt.date) -> dt.date:
+        first, last = selectors.week_days_open()
+        if not first <= value <= last:
+            raise serializers.ValidationError(f"choose a day from {first} to {last}: there are no week boards outside them")
+        return value
 
 
 def _query(request: Request, serializer: type[serializers.Serializer] = PageInputSerializer) -> dict[str, Any]:

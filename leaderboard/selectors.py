@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from accounts.selectors import followed_ids
+from games.models import DailyChallenge
 from games.selectors import local_today
 
 from .boards import Board, Entry
@@ -134,3 +135,13 @@ def player_history(*, player_id: int, limit: int = 30) -> list[dict[str, Any]]:
         }
         for s in scores
     ]
+
+
+def week_days_open() -> tuple[dt.date, dt.date]:
+    """The first and last day a week board may be asked for: from the Monday of the first
+    challenge's week (of this week, before there is any) to this week's Sunday.  Outside them
+    every week board is empty, and each distinct week asked for would leave a sorted set in Redis."""
+    today = local_today()
+    first = DailyChallenge.objects.order_by("date").values_list("date", flat=True).first()
+    start = min(first, today) if first is not None else today
+    return start - dt.timedelta(days=start.weekday()), today + dt.timedelta(days=6 - today.weekday())

@@ -70,3 +70,30 @@ def test_the_following_view_needs_a_signed_in_player(api, player):
     assert response.json() == {"error": "not_authenticated", "message": "sign in to see the boards of the players you follow"}
     assert api.get("/api/leaderboards/all-time/classic/?view=friends").status_code == 400
 
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01", "1999-06-01"])
+def test_a_week_far_from_any_challenge_is_a_clear_400(api, store, day):
+    make_challenge(date=dt.date(2026, 6, 1))
+    response = api.get(f"/api/leaderboards/weeks/classic/?date={day}")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == "invalid" and "date" in response.json()["message"]
+
+
+def test_weeks_after_this_one_are_refused_and_this_one_is_answered(api, store):
+    from games.selectors import local_today
+
+    today = local_today()
+    make_challenge(date=today)
+    assert api.get(f"/api/leaderboards/weeks/classic/?date={today + dt.timedelta(days=7)}").status_code == 400
+    sunday = today + dt.timedelta(days=6 - today.weekday())
+    assert api.get(f"/api/leaderboards/weeks/classic/?date={sunday}").status_code == 200
+    assert api.get(f"/api/leaderboards/weeks/classic/?date={today}").status_code == 200
+
+
+def test_refused_weeks_leave_no_redis_key(api, redis_ranks):
+    make_challenge(date=dt.date(2026, 6, 1))
+    before = set(redis_ranks.client.scan_iter(match=f"{redis_ranks.prefix}*"))
+    for year in range(1000, 1030):
+        assert api.get(f"/api/leaderboards/weeks/classic/?date={year}-03-03").status_code == 400
+    assert set(redis_ranks.client.scan_iter(match=f"{redis_ranks.prefix}*")) == before
