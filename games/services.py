@@ -320,7 +320,7 @@ def game_practice_start(*, challenge_id: int, player: Any) -> Play:
     return Play(game, game_engine_state(game))
 
 
-def _locked_game(game_id: int, player: Any) -> Game:
+def _locked_game(game_id: int, player: Any, *, after_its_day: bool = False) -> Game:
     # of=("self",): lock the game row only; a plain FOR UPDATE would also lock the joined challenge
     # row, and every move of the day would queue behind every other move on that one row.
     game = Game.objects.select_for_update(of=("self",)).select_related("challenge").filter(pk=game_id).first()
@@ -333,7 +333,7 @@ def _locked_game(game_id: int, player: Any) -> Game:
     today = local_today()
     if game.challenge.date > today:
         raise NotAllowed("this challenge is not open yet")
-    if game.ranked and game.challenge.date < today:
+    if game.ranked and game.challenge.date < today and not after_its_day:
         raise NotAllowed("the challenge day is over: its ranked games are closed")
     return game
 
@@ -721,15 +721,25 @@ def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
 
 
 def game_resign(*, game_id: int, player: Any) -> Play:
-    """End a game now; its score is what the move log earned.  Locks the game row."""
+    """End a game now; its score is what the move log earned.  Locks the game row.
+
+    A ranked game still open when its day ended can be resigned too, scored as
+    ``games_close_expired`` would score it (the move log stopped at midnight), rather than
+    waiting for that hourly task."""
     with transaction.atomic():
-        game = _locked_game(game_id, player)
-        state = game_engine_state(game, locked=True)
-        game.version += 1
-        _finish(game, Game.Outcome.RESIGNED, list(state.moves))
-        transaction.on_commit(lambda: positions.hint_drop("game", game.pk))
-        events.publish_game_finished(game=game, state=state)
+        game = _locked_game(game_id, player, after_its_day=True)
+        state = _resign(game)
     return Play(game, state)
+
+
+def _resign(game: Game) -> EngineGame:
+    """Finish a locked game as resigned, for its player or for the closing task alike."""
+    state = game_engine_state(game, locked=True)
+    game.version += 1
+    _finish(game, Game.Outcome.RESIGNED, list(state.moves))
+    transaction.on_commit(lambda: positions.hint_drop("game", game.pk))
+    events.publish_game_finished(game=game, state=state)
+    return state
 
 
 def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
@@ -772,10 +782,6 @@ def games_close_expired(*, today: dt.date | None = None) -> int:
             )
             if game is None:
                 continue
-            state = game_engine_state(game, locked=True)
-            game.version += 1
-            _finish(game, Game.Outcome.RESIGNED, list(state.moves))
-            transaction.on_commit(lambda game_id=game.pk: positions.hint_drop("game", game_id))
-            events.publish_game_finished(game=game, state=state)
+            _resign(game)
             closed += 1
     return closed
