@@ -65,6 +65,7 @@ def load(users: int, challenges: int) -> list[int]:
     """COPY users, challenges, games and scores straight into Postgres; returns the challenge ids."""
     from django.db import connection
 
+    from accounts.names import display_name_skeleton
     from games.models import DailyChallenge, commitment_fields
 
     rng = random.Random(4)
@@ -82,10 +83,11 @@ def load(users: int, challenges: int) -> list[int]:
         t = time.perf_counter()
         with raw.copy(
             "COPY accounts_user (password, is_superuser, username, first_name, last_name, email, is_staff,"
-            " is_active, date_joined, display_name) FROM STDIN"
+            " is_active, date_joined, display_name, display_name_skeleton, follow_token) FROM STDIN"
         ) as copy:
             for i in range(users):
-                copy.write_row(("!", False, f"u{i}", "", "", "", False, True, joined, f"Player {i}"))
+                name = f"Player {i}"
+                copy.write_row(("!", False, f"u{i}", "", "", "", False, True, joined, name, display_name_skeleton(name), f"bench-{i}"))
         cursor.execute("SELECT min(id) FROM accounts_user")
         first_user = cursor.fetchone()[0]
         print(f"  {users:,} users in {time.perf_counter() - t:.1f} s")

@@ -198,6 +198,7 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     from django.contrib.sessions.backends.db import SessionStore
 
     from accounts.models import User
+    from accounts.names import display_name_skeleton
     from games.engine import Game as EngineGame
     from games.engine.solver import solve
     from games.models import DailyChallenge, Game, Move, commitment_fields
@@ -217,8 +218,11 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
         status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(solution.line),
     )
     users = User.objects.bulk_create(
-        [User(username=f"p{i}", display_name=f"Player {i}", password="!") for i in range(args.players)]
-        + [User(username=f"s{i}", display_name=f"Spectator {i}", password="!") for i in range(args.spectators)]
+        [User(username=f"p{i}", display_name=f"Player {i}", display_name_skeleton=display_name_skeleton(f"Player {i}"), password="!") for i in range(args.players)]
+        + [
+            User(username=f"s{i}", display_name=f"Spectator {i}", display_name_skeleton=display_name_skeleton(f"Spectator {i}"), password="!")
+            for i in range(args.spectators)
+        ]
     )
     if users[0].pk is None:  # backends without RETURNING
         users = list(User.objects.order_by("pk"))

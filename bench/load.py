@@ -175,6 +175,7 @@ def build_world(players: int) -> World:
     from django.utils.module_loading import import_string
 
     from accounts.models import User
+    from accounts.names import display_name_skeleton
     from games.engine import Game as EngineGame
     from games.engine.solver import solve
     from games.models import DailyChallenge, commitment_fields
@@ -202,7 +203,10 @@ def build_world(players: int) -> World:
     encoded = hasher.encode(PASSWORD, hasher.salt())
     names = [f"load{index:05d}" for index in range(players)]
     User.objects.bulk_create(
-        [User(username=name, display_name=f"Load {name[4:]}", password=encoded) for name in names]
+        [
+            User(username=name, display_name=f"Load {name[4:]}", display_name_skeleton=display_name_skeleton(f"Load {name[4:]}"), password=encoded)
+            for name in names
+        ]
     )
     return World(challenge.pk, [str(move) for move in line], names)
 
