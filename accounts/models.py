@@ -19,6 +19,9 @@ class User(AbstractUser):
     display_name_skeleton = models.TextField(unique=True, editable=False)
     #: The secret part of the player's share link (/follow/<token>/); a new one retires the old link.
     follow_token = models.CharField(max_length=32, unique=True, default=new_follow_token, editable=False)
+    #: Marked by staff for fair play (fairplay.services): every score of the account, past and
+    #: future, is excluded from every board.
+    marked = models.BooleanField(default=False, db_default=False)
 
     def __str__(self) -> str:
         return self.display_name or self.username

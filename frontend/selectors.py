@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import Game as EngineGame
 from games.models import DailyChallenge, Game
 from games.selectors import challenge_is_over, challenge_time_zone, challenges_for_day, game_moves, local_today
-from leaderboard.models import Score
+from leaderboard.models import Score, Standing
 
 #: Day 1 of the share text's day count.
 DAY_ONE = dt.date(2026, 1, 1)
@@ -83,8 +83,8 @@ def seconds_to_next_day() -> int:
 
 
 def score_histogram(*, challenge: DailyChallenge, bins: int = 12) -> dict[str, Any]:
-    """Today's scores in equal-width bins, and where par falls: the data of a small bar chart."""
-    points = list(Score.objects.filter(challenge=challenge).values_list("points", flat=True))
+    """Today's ranked scores (good standing) in equal-width bins, and where par falls: the data of a small bar chart."""
+    points = list(Score.objects.filter(challenge=challenge, standing=Standing.GOOD).values_list("points", flat=True))
     if not points:
         return {"bars": [], "par_x": None, "total": 0}
     low = min(points + ([challenge.par] if challenge.par is not None else []))

@@ -28,6 +28,7 @@ from games.engine import PRESETS
 from games.models import DailyChallenge, Game
 from leaderboard import selectors as board_selectors
 from leaderboard.boards import Board
+from piramide_site.device import origin_of
 from piramide_site.errors import ServiceError
 
 from . import selectors
@@ -72,7 +73,10 @@ def _start(request: HttpRequest, start: Callable[[], game_services.Play]) -> Htt
 @require_POST
 @login_required
 def ranked_start(request: HttpRequest, challenge_id: int) -> HttpResponse:
-    return _start(request, lambda: game_services.game_ranked_start(challenge_id=challenge_id, player=request.user)[0])
+    origin = origin_of(request)
+    return _start(
+        request, lambda: game_services.game_ranked_start(challenge_id=challenge_id, player=request.user, origin=origin)[0]
+    )
 
 
 @require_POST
@@ -169,7 +173,8 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
         page = board_selectors.leaderboard_page(board=board, limit=100)
         if signed_in:
             mine = board_selectors.leaderboard_around(board=board, player_id=request.user.pk, radius=0)
-            me = mine["entries"][0] if mine["entries"] else None
+            ranked = mine["entries"][0] if mine["entries"] else None
+            me = board_selectors.own_entry(board=board, player_id=request.user.pk, ranked=ranked)
     followed = set(account_selectors.followed_ids(follower_id=request.user.pk)) if signed_in else set()
     context = {
         "kind": kind,
@@ -180,7 +185,9 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
         "page": page,
         "my_rank": me["rank"] if me else None,
         #: My row again under the table when the page does not reach it.
-        "me_below": me if me and all(e["player_id"] != me["player_id"] for e in page["entries"]) else None,
+        "me_below": me if me and me["rank"] and all(e["player_id"] != me["player_id"] for e in page["entries"]) else None,
+        #: My scores here that do not rank, and why (only I see them).
+        "withheld": me["withheld"] if me else [],
         "followed": followed,
         "follows_anyone": bool(followed),
         "histogram": selectors.score_histogram(challenge=challenge) if challenge and kind == "today" and view == "everyone" else None,

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from piramide_site.device import origin_of
 from piramide_site.inputs import StrictSerializer, require_no_body
 
 from . import selectors, services
@@ -96,7 +97,7 @@ class GameRankedStartApi(APIView):
     @extend_schema(request=None, responses={200: GameOutputSerializer, 201: GameOutputSerializer})
     def post(self, request: Request, challenge_id: int) -> Response:
         require_no_body(request)
-        play, created = services.game_ranked_start(challenge_id=challenge_id, player=request.user)
+        play, created = services.game_ranked_start(challenge_id=challenge_id, player=request.user, origin=origin_of(request))
         return _game(play, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

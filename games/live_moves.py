@@ -37,7 +37,7 @@ from django.db import connections
 from django.utils import timezone
 
 from leaderboard.models import Score
-from leaderboard.services import rank_store_copy
+from leaderboard.services import score_written_jobs
 from piramide_site import after_commit
 from piramide_site.after_commit import Job
 from piramide_site.loops import of_loop
@@ -283,7 +283,7 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
         # as the locked path's ``score_record`` and ``publish_game_finished`` ask for them
         score = Score(pk=written, player_id=game.player_id, challenge_id=game.challenge_id,
                       date=plan.facts.challenge_date, preset=plan.facts.preset)
-        jobs = (rank_store_copy(score), events.challenge_changes(game.challenge_id, leaderboard=True))
+        jobs = (*score_written_jobs(score), events.challenge_changes(game.challenge_id, leaderboard=True))
     return LoopMove(play, view_text, sends, jobs)
 
 

@@ -65,6 +65,10 @@ class DailyChallenge(models.Model):
     line_length = models.PositiveIntegerField(null=True, blank=True, help_text="Moves in the solver's winning line.")
     par = models.IntegerField(null=True, blank=True, help_text="Best score the solver found.")
     par_exact = models.BooleanField(default=False)
+    #: The solver's winning line and par line (moves in engine notation, separated by spaces): as
+    #: secret as the seed, never sent to a client; fair play compares games with them.
+    solver_line = models.TextField(blank=True, default="")
+    par_line = models.TextField(blank=True, default="")
     solver_states = models.PositiveBigIntegerField(null=True, blank=True)
     verify_seconds = models.FloatField(null=True, blank=True)
     verify_error = models.TextField(blank=True)
@@ -125,6 +129,10 @@ class Game(models.Model):
     score = models.IntegerField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: Where a ranked game was started from, for fair play (docs/fairplay.md, *Detection*): the
+    #: client's address as the server saw it, and the device cookie of its browser.
+    start_address = models.GenericIPAddressField(null=True, blank=True)
+    start_device = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         ordering = ["-started_at"]
@@ -133,7 +141,11 @@ class Game(models.Model):
                 fields=["challenge", "player"], condition=models.Q(ranked=True), name="one_ranked_game_per_player"
             )
         ]
-        indexes = [models.Index(fields=["player", "challenge"])]
+        indexes = [
+            models.Index(fields=["player", "challenge"]),
+            models.Index(fields=["challenge", "start_address"], name="game_challenge_address"),
+            models.Index(fields=["challenge", "start_device"], name="game_challenge_device"),
+        ]
 
     def __str__(self) -> str:
         kind = "ranked" if self.ranked else "practice"

@@ -28,6 +28,11 @@ def local_today(*, now: dt.datetime | None = None) -> dt.date:
     return (now or timezone.now()).astimezone(challenge_time_zone()).date()
 
 
+def challenge_day_start(date: dt.date) -> dt.datetime:
+    """The instant a challenge day starts, in UTC."""
+    return dt.datetime.combine(date, dt.time.min, tzinfo=challenge_time_zone()).astimezone(dt.timezone.utc)
+
+
 def challenge_day_end(challenge: DailyChallenge) -> dt.datetime:
     """The instant the challenge's day ends, in UTC (so that differences count real hours across DST)."""
     next_day = challenge.date + dt.timedelta(days=1)

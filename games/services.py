@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -24,12 +25,14 @@ from games.engine import Move as EngineMove
 from games.engine import IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
 from games.engine.rules import UnknownPresetError
 from leaderboard.models import Score
-from leaderboard.services import score_record
+from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record
+from piramide_site.device import Origin
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
 from . import events, positions
 from .models import SEED_BOUND, DailyChallenge, Game, Move, commitment_fields
 from .selectors import (
+    challenge_day_start,
     game_engine_state,
     game_moves,
     game_moves_since,
@@ -66,6 +69,7 @@ def _verify_deal(preset: str, seed: int) -> dict[str, Any]:
         fields["line_length"] = len(solution.line)
         par = solve_par(game, time_limit=limit)
         fields.update(par=par.score, par_exact=par.exact, solver_states=solution.states + par.states)
+        fields.update(solver_line=" ".join(map(str, solution.line)), par_line=" ".join(map(str, par.line)))
     decided = solution.verdict in (Verdict.WINNABLE, Verdict.UNWINNABLE)
     fields.update(
         status=DailyChallenge.Status.DONE if decided else DailyChallenge.Status.UNKNOWN,
@@ -282,11 +286,12 @@ class Play:
     state: EngineGame
 
 
-def game_ranked_start(*, challenge_id: int, player: Any) -> tuple[Play, bool]:
+def game_ranked_start(*, challenge_id: int, player: Any, origin: Origin | None = None) -> tuple[Play, bool]:
     """Start the player's one ranked game on a challenge, or resume it; True when it is new.
 
     Locks nothing: the partial unique constraint (challenge, player, ranked) lets only one in,
-    and get_or_create returns the winner's game to a racing second start.
+    and get_or_create returns the winner's game to a racing second start.  A new game keeps its
+    ``origin`` (address and device cookie) for the fair-play signals.
     """
     challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
     if challenge is None:
@@ -299,7 +304,8 @@ def game_ranked_start(*, challenge_id: int, player: Any) -> tuple[Play, bool]:
         raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is not open yet")
     if challenge.date < today:
         raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is over: start a practice game")
-    game, created = Game.objects.get_or_create(challenge=challenge, player=player, ranked=True)
+    where = {"start_address": origin.address, "start_device": origin.device} if origin else {}
+    game, created = Game.objects.get_or_create(challenge=challenge, player=player, ranked=True, defaults=where)
     if created:
         events.publish_game_started(game=game)
     return Play(game, game_engine_state(game)), created
@@ -510,8 +516,10 @@ WITH moved AS (
 )"""
 MOVE_END_SQL = _MOVE_END_HEAD + "\nSELECT id FROM moved\n"
 MOVE_END_RANKED_SQL = _MOVE_END_HEAD + f""", scored AS (
-    INSERT INTO {Score._meta.db_table} (player_id, challenge_id, game_id, date, preset, points, moves, won, finished_at)
-    SELECT %s, %s, id, %s, %s, %s, %s, %s, %s FROM moved
+    INSERT INTO {Score._meta.db_table}
+        (player_id, challenge_id, game_id, date, preset, points, moves, won, finished_at, standing, standing_reason)
+    SELECT u.id, %s, moved.id, %s, %s, %s, %s, %s, %s, {STANDING_AT_WRITE_SQL}, {STANDING_REASON_AT_WRITE_SQL}
+    FROM moved, {get_user_model()._meta.db_table} u WHERE u.id = %s
     RETURNING id
 )
 SELECT id FROM scored
@@ -564,7 +572,9 @@ class HintedMove:
         ]
         if facts.ranked:
             won = self.outcome == Game.Outcome.WON
-            args += [facts.player_id, facts.challenge_id, facts.challenge_date, facts.preset, points, moves + 1, won, now]
+            day_start = challenge_day_start(facts.challenge_date)
+            args += [facts.challenge_id, facts.challenge_date, facts.preset, points, moves + 1, won, now]
+            args += [day_start, day_start, facts.player_id]
         return args
 
 

@@ -21,6 +21,10 @@ from piramide_site.errors import NotFound
 
 from . import selectors
 from .boards import Board
+from .models import Standing
+
+
+STANDINGS = [choice for choice, _ in Standing.choices]
 
 
 class EntrySerializer(serializers.Serializer):
@@ -30,6 +34,25 @@ class EntrySerializer(serializers.Serializer):
     points = serializers.IntegerField()
     moves = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+    standing = serializers.ChoiceField(choices=STANDINGS, help_text="Only 'good' scores rank (docs/fairplay.md)")
+
+
+class WithheldSerializer(serializers.Serializer):
+    challenge_id = serializers.IntegerField()
+    date = serializers.DateField()
+    preset = serializers.CharField()
+    points = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    standing = serializers.ChoiceField(choices=STANDINGS)
+    standing_reason = serializers.CharField()
+    standing_text = serializers.CharField(help_text="Why it does not rank, in the request's language")
+
+
+class OwnEntrySerializer(EntrySerializer):
+    rank = serializers.IntegerField(allow_null=True, help_text="null when none of my scores here ranks")
+    standing_reason = serializers.CharField(allow_blank=True)
+    standing_text = serializers.CharField(allow_blank=True)
+    withheld = WithheldSerializer(many=True, help_text="My scores on this board that do not count, and why")
 
 
 class LeaderboardOutputSerializer(serializers.Serializer):
@@ -37,7 +60,10 @@ class LeaderboardOutputSerializer(serializers.Serializer):
     view = serializers.ChoiceField(choices=["everyone", "following"])
     total = serializers.IntegerField()
     my_rank = serializers.IntegerField(allow_null=True)
-    me = EntrySerializer(allow_null=True, help_text="My own row, wherever it is (null if I have no score)")
+    me = OwnEntrySerializer(
+        allow_null=True,
+        help_text="My own entry, wherever it is and whatever its standing, seen only by me (null if I have no score)",
+    )
     entries = EntrySerializer(many=True)
 
 
@@ -97,7 +123,8 @@ def _answer(request: Request, board: Board, query: dict[str, Any] | None = None)
             raise NotAuthenticated("sign in to see your own rank")
         near = selectors.leaderboard_around(board=board, player_id=user.pk, radius=query["radius"])
         page = selectors.leaderboard_page(board=board, offset=0, limit=0)
-        me = next((e for e in near["entries"] if e["player_id"] == user.pk), None)
+        ranked = next((e for e in near["entries"] if e["player_id"] == user.pk), None)
+        me = selectors.own_entry(board=board, player_id=user.pk, ranked=ranked)
         body: dict[str, Any] = {
             "board": board.key,
             "total": page["total"],
@@ -108,7 +135,8 @@ def _answer(request: Request, board: Board, query: dict[str, Any] | None = None)
     else:
         page = selectors.leaderboard_page(board=board, offset=query["offset"], limit=query["limit"])
         mine = selectors.leaderboard_around(board=board, player_id=user.pk, radius=0) if user.is_authenticated else None
-        me = mine["entries"][0] if mine and mine["entries"] else None
+        ranked = mine["entries"][0] if mine and mine["entries"] else None
+        me = selectors.own_entry(board=board, player_id=user.pk, ranked=ranked) if mine is not None else None
         body = {**page, "my_rank": mine["rank"] if mine else None, "me": me}
     return Response(LeaderboardOutputSerializer({**body, "view": "everyone"}).data)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet, Sum
 
-from .models import Score
+from .models import Score, Standing
 
 
 @dataclass(frozen=True)
@@ -61,10 +61,13 @@ class Board:
     def is_sum(self) -> bool:
         return self.kind != "challenge"
 
-    def scores(self) -> QuerySet[Score]:
+    def scores(self, *, ranked_only: bool = True) -> QuerySet[Score]:
+        """The scores the board ranks: only those in good standing (docs/fairplay.md); with
+        ``ranked_only=False``, every score of its challenge or period."""
+        ranked = Score.objects.filter(standing=Standing.GOOD) if ranked_only else Score.objects.all()
         if self.kind == "challenge":
-            return Score.objects.filter(challenge_id=self.challenge_id)
-        scores = Score.objects.filter(preset=self.preset)
+            return ranked.filter(challenge_id=self.challenge_id)
+        scores = ranked.filter(preset=self.preset)
         if self.kind == "week":
             assert self.week_start is not None
             scores = scores.filter(date__gte=self.week_start, date__lt=self.week_start + dt.timedelta(days=7))

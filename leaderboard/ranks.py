@@ -44,6 +44,8 @@ class RankStore(Protocol):
 
     def entries_changed(self, board: Board, player_ids: list[int]) -> None: ...
 
+    def entries_replaced(self, board: Board, player_ids: list[int]) -> None: ...
+
     def rebuild(self, board: Board) -> int: ...
 
 
@@ -82,6 +84,9 @@ class DatabaseRanks:
     def entries_changed(self, board: Board, player_ids: list[int]) -> None:
         pass
 
+    def entries_replaced(self, board: Board, player_ids: list[int]) -> None:
+        pass
+
     def rebuild(self, board: Board) -> int:
         return self.count(board)
 
@@ -95,6 +100,16 @@ if old then redis.call('ZREM', KEYS[1], old) end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+return 1
+"""
+
+
+# KEYS: zset, member hash, version hash.  ARGV: player.  Takes a player's entry off a board, version included.
+_DROP_ENTRY = """
+local old = redis.call('HGET', KEYS[2], ARGV[1])
+if old then redis.call('ZREM', KEYS[1], old) end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
 
@@ -163,6 +178,7 @@ class RedisRanks:
         self.client = client
         self.prefix = prefix
         self._set_entry = client.register_script(_SET_ENTRY)
+        self._drop_entry = client.register_script(_DROP_ENTRY)
         self._rank_of = client.register_script(_RANK_OF)
         self._page = client.register_script(_PAGE)
         self._entries_of = client.register_script(_ENTRIES_OF)
@@ -225,6 +241,21 @@ class RedisRanks:
         if not self.client.exists(self._built_key(board)):
             return
         self._write(board, board.entries(player_ids))
+
+    def entries_replaced(self, board: Board, player_ids: list[int]) -> None:
+        """Take these players' entries off the board and copy them again from Postgres: for a score
+        whose standing changed, after which an entry can be smaller than the one stored (a sum
+        with fewer scores, a lower version) or gone."""
+        if not self.client.exists(self._built_key(board)):
+            return
+        keys = self._keys(board)
+        entries = board.entries(player_ids)
+        pipe = self.client.pipeline(transaction=True)
+        for player_id in player_ids:
+            self._drop_entry(keys=keys, args=[player_id], client=pipe)
+        for entry in entries:
+            self._set_entry(keys=keys, args=[entry.player_id, _member(entry), _score(entry), entry.version], client=pipe)
+        pipe.execute()
 
     def _write(self, board: Board, entries: list[Entry]) -> None:
         keys = self._keys(board)
@@ -332,6 +363,16 @@ class ResilientRanks:
         except redis.RedisError:
             # The board may now lack this entry: unmark it so the next read rebuilds it, if we can.
             log.error("Redis unreachable: %s misses an update and will be rebuilt", board.key, exc_info=True)
+            try:
+                self.primary.client.delete(self.primary._built_key(board))
+            except redis.RedisError:
+                log.error("could not unmark %s either: run `manage.py leaderboards_invalidate` when Redis is back", board.key)
+
+    def entries_replaced(self, board: Board, player_ids: list[int]) -> None:
+        try:
+            self.primary.entries_replaced(board, player_ids)
+        except redis.RedisError:
+            log.error("Redis unreachable: %s misses a change of standing and will be rebuilt", board.key, exc_info=True)
             try:
                 self.primary.client.delete(self.primary._built_key(board))
             except redis.RedisError:

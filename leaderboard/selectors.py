@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 
 from accounts.selectors import followed_ids
 from games.models import DailyChallenge
 from games.selectors import local_today
 
 from .boards import Board, Entry
-from .models import Score
+from .models import Score, Standing, StandingReason
 from .ranks import rank_store
 
 
@@ -32,9 +33,69 @@ def _rows(entries: list[Entry], first_rank: int) -> list[dict[str, Any]]:
             "points": e.points,
             "moves": e.moves,
             "finished_at": e.finished_at,
+            "standing": Standing.GOOD.value,
         }
         for i, e in enumerate(entries)
     ]
+
+
+def standing_text(standing: str, reason: str) -> str:
+    """Why a score of one's own does not rank, in the request's language ("" when it does)."""
+    texts = {
+        StandingReason.NEW_ACCOUNT: _(
+            "Provisional: your account was made on the day of this challenge, so this score does not "
+            "rank. Your scores rank from your account's first full day."
+        ),
+        StandingReason.SIGNALS: _(
+            "In review: our fair-play checks asked staff to look at this game. It ranks as soon as "
+            "they clear it."
+        ),
+        StandingReason.EXCLUDED: _("Excluded by staff after a fair-play review: kept in your history, not ranked."),
+        StandingReason.ACCOUNT_MARKED: _(
+            "Excluded: staff took every score of this account off the boards after a fair-play review."
+        ),
+    }
+    return "" if standing == Standing.GOOD else str(texts.get(StandingReason(reason), _("This score does not rank.")))
+
+
+#: Which standing a player's own entry shows when several scores of it are withheld: the gravest.
+_GRAVITY = {Standing.PROVISIONAL: 1, Standing.REVIEW: 2, Standing.EXCLUDED: 3}
+
+
+def own_entry(*, board: Board, player_id: int, ranked: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A player's own entry on a board, as only they see it: their ranked row (or an unranked one),
+    its standing and why, and the scores of theirs the board does not count (``withheld``).
+
+    None when the player has no score on the board at all.
+    """
+    rows = (
+        board.scores(ranked_only=False)
+        .filter(player_id=player_id)
+        .exclude(standing=Standing.GOOD)
+        .order_by("date", "preset")
+        .values("challenge_id", "date", "preset", "points", "moves", "finished_at", "standing", "standing_reason")
+    )
+    withheld = [
+        {**row, "standing_text": standing_text(row["standing"], row["standing_reason"])} for row in rows
+    ]
+    if ranked is not None:
+        return {**ranked, "standing_reason": "", "standing_text": "", "withheld": withheld}
+    if not withheld:
+        return None
+    gravest = max(withheld, key=lambda row: _GRAVITY.get(Standing(row["standing"]), 0))
+    name = get_user_model().objects.filter(pk=player_id).values_list("display_name", flat=True).first()
+    return {
+        "rank": None,
+        "player_id": player_id,
+        "display_name": name or "?",
+        "points": sum(row["points"] for row in withheld),
+        "moves": sum(row["moves"] for row in withheld),
+        "finished_at": max(row["finished_at"] for row in withheld),
+        "standing": gravest["standing"],
+        "standing_reason": gravest["standing_reason"],
+        "standing_text": gravest["standing_text"],
+        "withheld": withheld,
+    }
 
 
 def leaderboard_page(*, board: Board, offset: int = 0, limit: int = 100) -> dict[str, Any]:
@@ -66,9 +127,9 @@ def leaderboard_following(
     players = [viewer_id, *followed_ids(follower_id=viewer_id)]
     entries = rank_store().entries_of(board, players)
     rows = _rows(entries, 1)
-    mine = next((row for row in rows if row["player_id"] == viewer_id), None)
+    mine = own_entry(board=board, player_id=viewer_id, ranked=next((row for row in rows if row["player_id"] == viewer_id), None))
     if around_radius is not None:
-        if mine is None:
+        if mine is None or mine["rank"] is None:
             shown: list[dict[str, Any]] = []
         else:
             first = max(0, mine["rank"] - 1 - around_radius)
@@ -122,6 +183,7 @@ def player_streaks(*, player_id: int, today: dt.date | None = None) -> Streaks:
 
 
 def player_history(*, player_id: int, limit: int = 30) -> list[dict[str, Any]]:
+    """A player's own scores, newest first, each with its standing and why (their eyes only)."""
     scores = Score.objects.filter(player_id=player_id).order_by("-date", "preset")[:limit]
     return [
         {
@@ -132,6 +194,9 @@ def player_history(*, player_id: int, limit: int = 30) -> list[dict[str, Any]]:
             "moves": s.moves,
             "won": s.won,
             "game": s.game_id,
+            "standing": s.standing,
+            "standing_reason": s.standing_reason,
+            "standing_text": standing_text(s.standing, s.standing_reason),
         }
         for s in scores
     ]

@@ -2,19 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import datetime as dt
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
 
 from games.engine import score_moves
 from piramide_site.after_commit import Job, later
 
 from .boards import Board, boards_of
-from .models import Score
+from .models import Score, Standing, StandingReason
 from .ranks import rank_store
 
 if TYPE_CHECKING:
     from games.engine import Move
     from games.models import Game
+
+
+def standing_at_write(*, marked: bool, joined: dt.datetime, day_start: dt.datetime) -> tuple[str, str]:
+    """The standing and reason a score is written with (docs/fairplay.md, *Standing*): excluded for
+    an account staff marked, provisional for one made on the challenge's day or later, else good."""
+    if marked:
+        return Standing.EXCLUDED, StandingReason.ACCOUNT_MARKED
+    if joined >= day_start:
+        return Standing.PROVISIONAL, StandingReason.NEW_ACCOUNT
+    return Standing.GOOD, StandingReason.NONE
+
+
+#: ``standing_at_write`` as SQL, for the statement that ends a game from the server's loop
+#: (games/services.py ``MOVE_END_RANKED_SQL``): over the player's row ``u``, with the challenge
+#: day's start as the one parameter of each expression.
+STANDING_AT_WRITE_SQL = (
+    f"CASE WHEN u.marked THEN '{Standing.EXCLUDED.value}' WHEN u.date_joined >= %s "
+    f"THEN '{Standing.PROVISIONAL.value}' ELSE '{Standing.GOOD.value}' END"
+)
+STANDING_REASON_AT_WRITE_SQL = (
+    f"CASE WHEN u.marked THEN '{StandingReason.ACCOUNT_MARKED.value}' WHEN u.date_joined >= %s "
+    f"THEN '{StandingReason.NEW_ACCOUNT.value}' ELSE '' END"
+)
 
 
 def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
@@ -25,7 +52,13 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     store is updated only after the commit, and on a server after the player is answered
     (``piramide_site.after_commit``).
     """
+    from games.selectors import challenge_day_start
+
     challenge = game.challenge
+    player = get_user_model().objects.only("marked", "date_joined").get(pk=game.player_id)
+    standing, reason = standing_at_write(
+        marked=player.marked, joined=player.date_joined, day_start=challenge_day_start(challenge.date)
+    )
     score = Score.objects.create(
         player_id=game.player_id,
         challenge=challenge,
@@ -36,9 +69,54 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
         moves=len(moves),
         won=won,
         finished_at=game.finished_at,
+        standing=standing,
+        standing_reason=reason,
     )
-    later(*rank_store_copy(score))
+    for job in score_written_jobs(score):
+        later(*job)
     return score
+
+
+#: Called with a new score's id once it has committed and its player has been answered: the apps
+#: that follow scores register here in their ``AppConfig.ready`` (fair play assesses each one),
+#: so that leaderboard needs to import none of them.
+SCORE_WRITTEN: list[Callable[[int], None]] = []
+
+
+def score_written_jobs(score: Score) -> list[tuple[Hashable, Job]]:
+    """The after-commit jobs (``piramide_site.after_commit``) of a newly written score, whichever
+    path wrote it: its entries into the rank store, then whatever ``SCORE_WRITTEN`` asks for."""
+    jobs = [rank_store_copy(score)]
+    score_id = score.pk
+    for follower in SCORE_WRITTEN:
+        jobs.append(((follower, score_id), lambda follower=follower: follower(score_id)))
+    return jobs
+
+
+def scores_standing_set(*, score_ids: list[int], standing: str, reason: str) -> int:
+    """Change the standing of scores; every board they count on follows once the change commits.
+
+    Locks the score rows.  The rank store takes the players' entries off those boards and copies
+    them again from Postgres (``entries_replaced``): a sum can shrink, and an entry can go.
+    """
+    with transaction.atomic():
+        scores = list(Score.objects.select_for_update().filter(pk__in=score_ids).order_by("pk"))
+        changed = [s for s in scores if (s.standing, s.standing_reason) != (standing, reason)]
+        if not changed:
+            return 0
+        Score.objects.filter(pk__in=[s.pk for s in changed]).update(standing=standing, standing_reason=reason)
+        players: dict[Board, set[int]] = {}
+        for score in changed:
+            for board in boards_of(score):
+                players.setdefault(board, set()).add(score.player_id)
+
+        def replace() -> None:
+            store = rank_store()
+            for board, ids in players.items():
+                store.entries_replaced(board, sorted(ids))
+
+        later(("standing", tuple(s.pk for s in changed)), replace)
+    return len(changed)
 
 
 def rank_store_copy(score: Score) -> tuple[Hashable, Job]:

@@ -276,6 +276,32 @@ T: dict[str, tuple] = {
         "La smazzata si poteva ancora vincere fino alla tua mossa %(n)s. La linea vincente si vede quando la giornata è finita.",
         "El reparto aún se podía ganar hasta tu jugada %(n)s. La línea ganadora se muestra cuando termine el día.",
     ),
+    "Provisional: your account was made on the day of this challenge, so this score does not rank. Your scores rank from your account's first full day.": (
+        "Provvisorio: il tuo account è nato nel giorno di questa sfida, quindi questo punteggio non entra in classifica. I tuoi punteggi contano dal primo giorno intero del tuo account.",
+        "Provisional: tu cuenta se creó el día de este desafío, así que esta puntuación no entra en la clasificación. Tus puntuaciones cuentan desde el primer día completo de tu cuenta.",
+    ),
+    "In review: our fair-play checks asked staff to look at this game. It ranks as soon as they clear it.": (
+        "In revisione: i nostri controlli sul gioco leale hanno chiesto allo staff di guardare questa partita. Entra in classifica appena la approvano.",
+        "En revisión: nuestros controles de juego limpio pidieron al equipo que revise esta partida. Entra en la clasificación en cuanto la aprueben.",
+    ),
+    "Excluded by staff after a fair-play review: kept in your history, not ranked.": (
+        "Esclusa dallo staff dopo una revisione sul gioco leale: resta nella tua cronologia, fuori classifica.",
+        "Excluida por el equipo tras una revisión de juego limpio: queda en tu historial, fuera de la clasificación.",
+    ),
+    "Excluded: staff took every score of this account off the boards after a fair-play review.": (
+        "Esclusa: dopo una revisione sul gioco leale lo staff ha tolto dalle classifiche ogni punteggio di questo account.",
+        "Excluida: tras una revisión de juego limpio, el equipo retiró de las clasificaciones todas las puntuaciones de esta cuenta.",
+    ),
+    "Piramide will be back in a moment": ("Piramide torna tra un momento", "Piramide vuelve en un momento"),
+    "The database is not answering. Your games and scores are safe; this page tries again by itself.": (
+        "Il database non risponde. Le tue partite e i tuoi punteggi sono al sicuro; questa pagina riprova da sola.",
+        "La base de datos no responde. Tus partidas y puntuaciones están a salvo; esta página vuelve a intentarlo sola.",
+    ),
+    "This score does not rank.": ("Questo punteggio non entra in classifica.", "Esta puntuación no entra en la clasificación."),
+    "Only you see this: your scores below are not on this board.": (
+        "Lo vedi solo tu: questi tuoi punteggi non sono in questa classifica.",
+        "Solo tú lo ves: estas puntuaciones tuyas no están en esta clasificación.",
+    ),
     "Practice, hints and the solver's winning line open when the day is over.": (
         "Allenamento, suggerimenti e la linea vincente del risolutore si aprono quando la giornata è finita.",
         "La práctica, las pistas y la línea ganadora del solucionador se abren cuando termine el día.",

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "games",
     "leaderboard",
     "races",
+    "fairplay",
     "frontend",
 ]
 
@@ -48,6 +49,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "piramide_site.device.DeviceCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -219,6 +221,9 @@ X_FRAME_OPTIONS = "DENY"
 # Italian first; the choice (frontend's language menu) is remembered in the django_language cookie.
 LANGUAGE_CODE = "it"
 LANGUAGES = [("it", "Italiano"), ("en", "English"), ("es", "Español")]
+#: One catalogue for the whole site: the strings of every app (a player's standing, the page shown
+#: while the database is down) are translated beside the pages' (docs/frontend.md, *Languages*).
+LOCALE_PATHS = [BASE_DIR / "frontend" / "locale"]
 USE_I18N = True
 USE_TZ = True
 #: The zone whose calendar decides what "today" is, for every player alike.
@@ -312,6 +317,9 @@ CELERY_TASK_TIME_LIMIT = int(PIRAMIDE_SOLVE_TIME_LIMIT * 2 * PIRAMIDE_WINNABLE_A
 # longest task (a fill that tries many seeds), or a slow solve would run twice at once.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_TIMEZONE = PIRAMIDE_TIME_ZONE
+#: Assess each finished ranked game for fair play (docs/fairplay.md, *Detection*).
+FAIRPLAY_ASSESS = env.bool("FAIRPLAY_ASSESS", default=True)
+
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "challenges-fill": {
@@ -322,6 +330,11 @@ CELERY_BEAT_SCHEDULE = {
     "games-close-expired": {
         "task": "games.tasks.games_close_expired_task",
         "schedule": crontab(minute=2),
+    },
+    # Scores whose assessment was lost (the broker down when they were written) are assessed.
+    "scores-assess-missing": {
+        "task": "fairplay.tasks.scores_assess_missing_task",
+        "schedule": crontab(minute=12),
     },
 }
 

@@ -27,6 +27,9 @@ STORAGES = {
 }
 # Tasks run eagerly unless a test starts a real worker (tests/conftest.py: celery_worker).
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
+# Most tests play the solver's line at machine speed, which fair play rightly sends to review:
+# its own tests (tests/fairplay) turn it on.
+FAIRPLAY_ASSESS = env.bool("FAIRPLAY_ASSESS", default=False)
 # Short: par searches that hit it just report an inexact par; verdicts of the test seeds take milliseconds.
 PIRAMIDE_SOLVE_TIME_LIMIT = env.float("PIRAMIDE_SOLVE_TIME_LIMIT", default=1.5)
 # About 15% of random forty deals are winnable: 40 tries all miss once in 600 fills, and the suite

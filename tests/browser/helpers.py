@@ -92,3 +92,32 @@ def tab_to(page: Any, ref: str, limit: int = 120) -> None:
             return
         page.keyboard.press("Tab")
     raise AssertionError(f"Tab never reached the card at {ref}")
+
+
+PAST_GAME = """
+import datetime as dt
+from django.utils import timezone
+from accounts.models import User
+from games.engine import Game as EngineGame, parse_move, score_moves
+from games.models import DailyChallenge, Game, Move
+from games.selectors import local_today
+from games.services import challenge_schedule
+day = local_today() - dt.timedelta(days={days_ago})
+challenge = DailyChallenge.objects.filter(date=day, preset={preset!r}).first()
+challenge = challenge or challenge_schedule(date=day, preset={preset!r}, seed={seed})
+moves = {moves!r}
+state = EngineGame.replay(challenge.deal, [parse_move(m) for m in moves])
+game = Game.objects.create(
+    challenge=challenge, player=User.objects.get(username={username!r}), ranked=True, outcome="resigned",
+    move_count=len(moves), version=len(moves), score=score_moves(state.moves), finished_at=timezone.now(),
+)
+Move.objects.bulk_create([Move(game=game, number=i, notation=m) for i, m in enumerate(moves, start=1)])
+print("GAME", game.pk)
+"""
+
+
+def past_game(site: Any, username: str, preset: str, seed: int, moves: list[str], days_ago: int = 1) -> int:
+    """A resigned ranked game of the player's on a challenge whose day is over (as after midnight)."""
+    code = PAST_GAME.format(days_ago=days_ago, preset=preset, seed=seed, moves=moves, username=username)
+    out = site.manage("shell", code=code)
+    return int(next(line.split()[1] for line in out.splitlines() if line.startswith("GAME ")))

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS
-from .helpers import play_move, sign_up, start_ranked, wait_confirmed
+from .conftest import ARTIFACTS, CLASSIC_SEED
+from .helpers import past_game, play_move, sign_up, start_ranked, wait_confirmed
 
 
 @pytest.mark.parametrize(
@@ -35,9 +35,9 @@ def test_a_language_chosen_from_the_menu_is_remembered(site: Any, new_context: A
     assert page.locator("h1").inner_text() == "Clasificaciones"
 
 
-def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any, new_context: Any) -> None:
+def test_a_spectator_sees_summaries_only_until_the_day_is_over(site: Any, new_context: Any) -> None:
     player = new_context().new_page()
-    sign_up(player, site)
+    player_name = sign_up(player, site)
     start_ranked(player)
     for number, move in enumerate(["D", "D"], start=1):
         play_move(player, move)
@@ -72,9 +72,15 @@ def test_a_spectator_sees_summaries_only_until_their_own_game_is_over(site: Any,
     spectator.click("[data-action=resign]")
     spectator.locator("dialog#game-over").wait_for(state="visible")
 
-    spectator.goto("/profile/")
-    spectator.screenshot(path=str(ARTIFACTS / "profile.png"), full_page=True)
+    # their own game over, the spectator still sees no card while the day lasts
     spectator.goto(f"/games/{watched}/watch/")
+    spectator.wait_for_selector("[data-stat=moves]:text('3')")
+    assert spectator.locator(".watch .spoiler").is_visible()
+    assert spectator.locator(".watch .card").count() == 0
+
+    # a game of a day that is over: every card, and the replay
+    past = past_game(site, player_name, "classic", CLASSIC_SEED, ["D", "D", "D"])
+    spectator.goto(f"/games/{past}/watch/")
     spectator.wait_for_selector(".watch .full-view .pyramid .card")
     assert spectator.locator(".watch .spoiler").is_hidden()
     assert spectator.locator(".watch .pyramid .card").count() == 28

@@ -58,9 +58,9 @@ def objects(settings: Any, today: Any) -> dict[str, list[Any]]:
     ranked = game_ranked_start(challenge_id=classic.pk, player=player)[0].game
     game_move_make(game_id=ranked.pk, player=player, move="D", seen=0)
     game_resign(game_id=ranked.pk, player=player)
-    practice = game_practice_start(challenge_id=classic.pk, player=player).game
+    practice = game_practice_start(challenge_id=past.pk, player=player).game
     other = game_ranked_start(challenge_id=forty.pk, player=make_player("other"))[0].game
-    race = race_create(host=player, preset="classic", seed=1)
+    race = race_create(host=player, preset="classic", seed=7)  # not a daily deal
     return {
         "player": [player],
         "challenge_id": [classic.pk, forty.pk, past.pk],

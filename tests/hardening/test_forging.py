@@ -17,7 +17,7 @@ from games.engine import parse_move, score_moves
 from games.engine.solver import solve
 from games.models import Game, Move
 from leaderboard.models import Score
-from tests.factories import BIG_WINNABLE, make_challenge, make_player
+from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
 
 pytestmark = pytest.mark.django_db
 
@@ -138,7 +138,8 @@ def test_a_second_ranked_attempt_is_refused(alice, alice_api, game, challenge, l
     with Unchanged():
         again = alice_api.post(f"/api/challenges/{challenge.pk}/ranked/")
         assert again.status_code == 200 and again.json()["id"] == game["id"] and again.json()["outcome"] == "resigned"
-    # A practice game of the deal never reaches the leaderboard, however it ends.
+    # A practice game of the deal (once its day is over) never reaches the leaderboard, however it ends.
+    end_the_day(challenge)
     practice = alice_api.post(f"/api/challenges/{challenge.pk}/practice/").json()
     for seen, notation in enumerate(line):
         assert move(alice_api, practice["id"], notation, seen).status_code == 200

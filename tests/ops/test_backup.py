@@ -141,6 +141,8 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_game_move_and_score
     from django.db import connection
     from django.test import Client
 
+    import datetime as dt
+
     from tests.factories import WINNABLE, make_challenge, make_player
     from tests.faults.conftest import winning_line
 
@@ -149,7 +151,8 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_game_move_and_score
     classic_line, forty_line = winning_line("classic", classic.seed), winning_line("forty", forty.seed)
     alice, bob, carol, dave = (make_player(name, display_name=name.title()) for name in ("alice", "bob", "carol", "dave"))
     play(classic.pk, alice, classic_line)
-    play(classic.pk, alice, classic_line[:4], practice=True)
+    past = make_challenge(preset="classic", seed=WINNABLE["classic"], date=classic.date - dt.timedelta(days=1))
+    play(past.pk, alice, classic_line[:4], practice=True)  # practice opens once a day is over
     play(forty.pk, alice, forty_line)
     play(classic.pk, bob, classic_line[:9], resign=True)
     play(forty.pk, bob, forty_line[:2], resign=True)

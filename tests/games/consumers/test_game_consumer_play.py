@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from games.models import Game, Move
 from games.services import game_move_make, game_practice_start, game_resign
+from tests.factories import end_the_day
 from tests.sockets import Socket
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -207,7 +208,7 @@ async def test_a_since_that_is_no_version_is_ignored_and_gets_a_full_state(alice
 
 async def test_a_practice_game_always_resyncs_with_a_full_state(challenge, alice, alice_cookie, line):
     """Practice games can undo, so a version alone does not name one position."""
-    await database_sync_to_async(lambda: game_resign(game_id=Game.objects.create(challenge=challenge, player=alice, ranked=True).pk, player=alice))()
+    await database_sync_to_async(end_the_day)(challenge)  # practice opens once the day is over
     practice = (await database_sync_to_async(game_practice_start)(challenge_id=challenge.pk, player=alice)).game
     await database_sync_to_async(game_move_make)(game_id=practice.pk, player=alice, move=line[0], seen=0)
     socket, _ = await open_game(practice, alice_cookie, "?since=0")

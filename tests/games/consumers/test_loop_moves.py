@@ -16,6 +16,7 @@ from games.engine import Game as EngineGame
 from games.engine import parse_move, score_moves
 from games.models import Game, Move
 from leaderboard.models import Score
+from tests.factories import end_the_day
 from tests.sockets import Socket
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -121,7 +122,8 @@ async def test_a_ranked_end_from_the_loop_reaches_watchers_the_room_and_the_boar
 async def test_a_practice_game_ended_on_the_loop_is_scored_and_leaves_no_board_entry(
     challenge, alice, alice_game, alice_cookie, monkeypatch
 ):
-    await database_sync_to_async(services.game_resign)(game_id=alice_game.pk, player=alice)  # practice opens after it
+    await database_sync_to_async(services.game_resign)(game_id=alice_game.pk, player=alice)
+    await database_sync_to_async(end_the_day)(challenge)  # practice opens once the day is over
     practice = (await database_sync_to_async(services.game_practice_start)(challenge_id=challenge.pk, player=alice)).game
     socket = await open_game(practice, alice_cookie)
     threaded = threaded_calls(monkeypatch)

@@ -12,7 +12,7 @@ from games.engine.solver import solve
 from games.models import Move
 from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
 from races.services import race_create, race_join, race_leave, race_move_make, race_resign, race_start
-from tests.factories import make_challenge, make_player
+from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
 from tests.sockets import cards_in
 
 pytestmark = pytest.mark.django_db
@@ -48,10 +48,11 @@ def test_every_event_of_a_played_day_matches_its_schema(sent, challenge, player,
             game_move_make(game_id=game.pk, player=player, move=move, seen=seen)
         other = game_ranked_start(challenge_id=challenge.pk, player=other_player)[0].game
         game_resign(game_id=other.pk, player=other_player)
+        end_the_day(challenge)  # practice opens once the day is over
         practice = game_practice_start(challenge_id=challenge.pk, player=player).game
         game_move_make(game_id=practice.pk, player=player, move=line[0], seen=0)
         game_move_undo(game_id=practice.pk, player=player, seen=1)
-        race = race_create(host=player, preset="classic", seed=1)
+        race = race_create(host=player, preset="classic", seed=BIG_WINNABLE)  # never the daily deal
         race_join(code=race.code, player=other_player)
         carol = make_player("carol")
         race_join(code=race.code, player=carol)
@@ -127,6 +128,7 @@ def test_a_transport_that_fails_loses_the_event_not_the_move(challenge, player, 
 def test_the_challenge_room_hears_ranked_games_only(sent, challenge, player, django_capture_on_commit_callbacks):
     ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     game_resign(game_id=ranked.pk, player=player)
+    end_the_day(challenge)  # practice opens once the day is over
     sent.clear()
     with django_capture_on_commit_callbacks(execute=True):
         practice = game_practice_start(challenge_id=challenge.pk, player=player).game
@@ -154,6 +156,7 @@ def test_a_move_made_on_the_loop_is_encoded_exactly_as_the_threaded_path_encodes
     ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     plays = [game_move_make(game_id=ranked.pk, player=player, move=line[0], seen=0)]
     game_resign(game_id=ranked.pk, player=player)
+    end_the_day(challenge)  # practice opens once the day is over
     practice = game_practice_start(challenge_id=challenge.pk, player=player).game
     plays.append(game_move_make(game_id=practice.pk, player=player, move=line[0], seen=0))
     for play in plays:

@@ -20,7 +20,7 @@ from games.services import (
     moves_missed_since,
 )
 from piramide_site.errors import NotYours, StaleMove
-from tests.factories import make_challenge
+from tests.factories import end_the_day, make_challenge
 
 
 @pytest.fixture(autouse=True)
@@ -90,10 +90,11 @@ def test_a_move_after_a_committed_move_writes_without_reading_the_game(player, d
 
 
 def _practice(player):
-    """A classic challenge and a practice game of it (practice opens once the ranked game is over)."""
+    """A classic challenge and a practice game of it (practice opens once the day is over)."""
     challenge = make_challenge(preset="classic")
     ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     game_resign(game_id=ranked.pk, player=player)
+    end_the_day(challenge)
     return challenge, game_practice_start(challenge_id=challenge.pk, player=player).game
 
 

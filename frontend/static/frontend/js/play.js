@@ -66,7 +66,10 @@ async function finished(view) {
   if (view.ranked) {
     try {
       const board = await api("GET", `/api/leaderboards/challenges/${config.challenge.id}/?around=me&radius=0`);
-      dialog.querySelector(".rank").textContent = board.my_rank ? fmt(_("Rank %(rank)s of %(total)s"), { rank: board.my_rank, total: board.total }) : "";
+      const rank = dialog.querySelector(".rank");
+      if (board.my_rank) rank.textContent = fmt(_("Rank %(rank)s of %(total)s"), { rank: board.my_rank, total: board.total });
+      // a score that does not rank says why, in the page's language (docs/fairplay.md, Standing)
+      else rank.textContent = board.me && board.me.standing_text ? board.me.standing_text : "";
     } catch {
       // the rank is a nicety: the score is already shown
     }

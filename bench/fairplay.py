@@ -1,0 +1,469 @@
+"""Fair-play detection measured: simulated days of honest players and four kinds of cheater, each
+finished ranked game scored with ``fairplay.signals.assess``, and per kind the share flagged.
+
+    .venv/bin/python bench/fairplay.py [--honest 250] [--cheaters 60] [--days 8] [--seed 1]
+                                       [--preset classic]
+
+Each day deals one challenge: seeds come from a ``random.Random(--seed)`` and a deal is used only
+when the solver proves it winnable within ``SOLVE_LIMIT_S`` (the service schedules winnable deals
+only); its winning line (``solve``) and par line (``solve_par``, within ``PAR_LIMIT_S``) are
+computed once per deal and are the ``solver_lines`` every game of the day is scored against.
+
+Honest players (``--honest`` a day).  Each decides from ``Game.visible()`` alone (``choose_move``
+is handed that dict and nothing else, so it cannot read a face-down or undrawn card): it scores
+every legal move (a king or a pair scores by how many pyramid cards it frees, pairs with pyramid
+cards above stock-and-waste pairs, a draw low, a recycle lower), adds per-player noise (a skill
+drawn per player: a Gumbel term of scale 0.2 to 1.6 on each score, and a chance of 0 to 25% of
+overlooking each possible removal), and plays the best; it resigns with a per-player chance of
+0 to 1% before each move after the tenth, and with 0 to 30% at the start of its last pass.
+Think times: per player a median drawn log-uniformly from 1.2 s to 6 s and a sigma uniformly from
+0.5 to 0.7; each think time is log-normal around that median with that sigma, one in 40 has a
+pause of 10 to 120 s added (uniform), and the first move also takes 5 to 30 s of reading the deal.
+Start times: 15% in the morning (7-9 h), 20% at midday (12-14 h), 45% in the evening (18-23 h),
+20% any time from 6 to 24 h.  Addresses and device cookies: every account has a device of its
+own; 10% of players live in households of two or three accounts on one address (in 60% of them
+the members play in one sitting, each starting within 0 to 15 minutes of the previous one's
+finish, otherwise at their own times); when a day has 50 or more honest players, 25 of them
+share an office's address and start during office hours (9 to 17 h); the rest have an address
+each.
+
+Cheaters (``--cheaters`` of each kind, spread over the days):
+
+- ``throwaway-same-address``: a new account draws through the whole stock (in classic that shows
+  every card), then resigns; 0.5 to 10 minutes later the main account, from the same address but
+  another device cookie (a private window), plays the solver's par line or winning line (even
+  odds) with an honest player's think times.
+- ``shared-device``: the same, the two accounts on two addresses (home and mobile data) sharing
+  one device cookie.
+- ``solver-bot``: one account, no links, plays the solver's winning or par line at a machine's
+  pace: per bot a pace drawn uniformly from 0.3 to 1.5 s, each think time that pace times a
+  uniform 0.9 to 1.1.
+- ``copy-line``: one account copies move for move the line of an honest player who won earlier
+  that day (and told them out of band; on a day nobody has won by 21 h, the best-scoring line),
+  starting 1 to 180 minutes (log-uniform) after that player finished, with an honest player's
+  think times.  Reported apart: copies of lines with at least ``signals.COPY_HIGH`` decisions
+  (positions that offered a choice), which the target counts, and of lines with fewer, which an
+  honest player finds too, so that copying them gains nothing.
+
+Every ranked game is scored when it finishes, against the day's games started by then, each as the
+server had it at that moment (a game still going has its moves so far and no finish), with
+``address_accounts`` counted from those games, as ``assess`` does.  Printed per kind: games, share
+flagged, median, 1st and 99th percentile of the suspicion, and how often each signal fired
+(above 0); then whether the targets of issue 39 hold (every cheater kind >= 95% flagged, honest
+players <= 1%) and the time taken.  It prints figures; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fairplay import signals  # noqa: E402
+from fairplay.signals import PlayRecord, assess  # noqa: E402
+from games.engine import PRESETS, Game, Outcome, deal_from_seed, get_rules, parse_move  # noqa: E402
+from games.engine.solver import Verdict, solve, solve_par  # noqa: E402
+
+SOLVE_LIMIT_S = 2.0
+PAR_LIMIT_S = 3.0
+HONEST = "honest"
+CHEATER_KINDS = ("throwaway-same-address", "shared-device", "solver-bot", "copy-line")
+#: Not a kind that is measured: the accounts the first two kinds burn to learn the deal.
+THROWAWAY = "(throwaway accounts)"
+MAX_MOVES = 400
+EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+# ------------------------------------------------------------------ the deals
+
+
+@dataclass(frozen=True)
+class DayDeal:
+    seed: int
+    winning: tuple[str, ...]
+    par: tuple[str, ...]
+
+
+@lru_cache(maxsize=None)
+def solver_lines(preset: str, seed: int) -> DayDeal | None:
+    """The deal's winning and par lines, None unless the solver proves it winnable in time."""
+    game = Game.start(deal_from_seed(get_rules(preset), seed))
+    solution = solve(game, time_limit=SOLVE_LIMIT_S)
+    if solution.verdict is not Verdict.WINNABLE:
+        return None
+    par = solve_par(game, time_limit=PAR_LIMIT_S)
+    return DayDeal(seed, tuple(str(m) for m in solution.line), tuple(str(m) for m in par.line))
+
+
+def winnable_deals(preset: str, days: int, rng: random.Random) -> list[DayDeal]:
+    deals: list[DayDeal] = []
+    while len(deals) < days:
+        found = solver_lines(preset, rng.randrange(2**63))
+        if found is not None:
+            deals.append(found)
+    return deals
+
+
+# ------------------------------------------------------------------ the honest player
+
+
+@dataclass(frozen=True)
+class Temper:
+    """What makes one honest player unlike another."""
+
+    noise: float
+    overlook: float
+    quit_per_move: float
+    quit_last_pass: float
+    think_median: float
+    think_sigma: float
+
+    @classmethod
+    def draw(cls, rng: random.Random) -> Temper:
+        return cls(
+            noise=rng.uniform(0.2, 1.6),
+            overlook=rng.uniform(0.0, 0.25),
+            quit_per_move=rng.uniform(0.0, 0.01),
+            quit_last_pass=rng.uniform(0.0, 0.3),
+            think_median=math.exp(rng.uniform(math.log(1.2), math.log(6.0))),
+            think_sigma=rng.uniform(0.5, 0.7),
+        )
+
+
+def _newly_free(rows: list[list[Any]], taken: set[tuple[int, int]]) -> int:
+    """How many pyramid cards become free when the cards at ``taken`` (0-based row, col) leave."""
+    count = 0
+    for r, row in enumerate(rows[:-1]):
+        for c, cell in enumerate(row):
+            if cell is None or cell["free"] or (r, c) in taken:
+                continue
+            below = rows[r + 1]
+            if all(below[c + d] is None or (r + 1, c + d) in taken for d in (0, 1)):
+                count += 1
+    return count
+
+
+def move_value(view: dict[str, Any], move: str) -> float:
+    """How much a plain player likes ``move`` in the position ``view`` shows."""
+    if move == "D":
+        return 0.3
+    if move == "R":
+        return 0.1
+    if move[0] in "BT":
+        return -1.0
+    taken = {(int(r) - 1, int(c) - 1) for r, c in (part.split(".") for part in move.split("+") if "." in part)}
+    if not taken:
+        return 0.6  # a pair of stock and waste cards: frees nothing
+    return 1.5 + 0.5 * len(taken) + 1.2 * _newly_free(view["rows"], taken)
+
+
+def choose_move(view: dict[str, Any], temper: Temper, rng: random.Random) -> str | None:
+    """The honest player's next move, or None to resign; ``view`` is ``Game.visible()``, all it knows."""
+    legal: list[str] = view["legal_moves"]
+    if not legal:
+        return None
+    if view["moves"] >= 10 and rng.random() < temper.quit_per_move:
+        return None
+    if view["recycles_left"] == 0 and view["stock"]["count"] > 0 and not view["waste"] and view["moves"] > 0:
+        if rng.random() < temper.quit_last_pass:
+            return None
+    seen = [m for m in legal if m in ("D", "R") or m[0] in "BT" or rng.random() >= temper.overlook]
+    if not seen:
+        seen = legal
+    return max(seen, key=lambda m: move_value(view, m) - temper.noise * math.log(-math.log(rng.random() or 1e-12)))
+
+
+def play_honest(
+    deal_game: Game, temper: Temper, rng: random.Random, chooser: Callable[..., str | None] = choose_move
+) -> tuple[str, ...]:
+    """The moves an honest player makes; the chooser sees only ``visible()``."""
+    game = deal_game
+    while game.outcome is Outcome.IN_PROGRESS and len(game.moves) < MAX_MOVES:
+        move = chooser(game.visible(), temper, rng)
+        if move is None:
+            break
+        game = game.apply(parse_move(move))
+    return tuple(str(m) for m in game.moves)
+
+
+def human_thinks(count: int, median: float, sigma: float, rng: random.Random) -> list[float]:
+    times = []
+    for number in range(count):
+        seconds = median * math.exp(rng.gauss(0.0, sigma))
+        if rng.random() < 1 / 40:
+            seconds += rng.uniform(10, 120)
+        if number == 0:
+            seconds += rng.uniform(5, 30)
+        times.append(seconds)
+    return times
+
+
+def human_pace(rng: random.Random) -> tuple[float, float]:
+    return math.exp(rng.uniform(math.log(1.2), math.log(6.0))), rng.uniform(0.5, 0.7)
+
+
+# ------------------------------------------------------------------ one day
+
+
+@dataclass
+class World:
+    rng: random.Random
+    next_id: int = 1
+    next_address: int = 1
+
+    def new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def address(self) -> str:
+        self.next_address += 1
+        return f"198.51.{self.next_address // 250}.{self.next_address % 250}"
+
+    def device(self) -> str:
+        return f"dev-{self.rng.getrandbits(48):012x}"
+
+
+def record(
+    world: World, start: dt.datetime, moves: tuple[str, ...], thinks: list[float], address: str, device: str
+) -> PlayRecord:
+    times, now = [], start
+    for seconds in thinks:
+        now += dt.timedelta(seconds=seconds)
+        times.append(now)
+    finished = now + dt.timedelta(seconds=world.rng.uniform(1, 20)) if not times else times[-1]
+    game_id = world.new_id()
+    return PlayRecord(game_id, game_id, start, finished, moves, tuple(times), address, device)
+
+
+def start_time(day: dt.datetime, rng: random.Random) -> dt.datetime:
+    window = rng.choices([(7, 9), (12, 14), (18, 23), (6, 24)], weights=[15, 20, 45, 20])[0]
+    return day + dt.timedelta(hours=rng.uniform(*window))
+
+
+@dataclass
+class DayPlays:
+    records: list[PlayRecord]
+    kinds: dict[int, str]
+    groups: dict[int, str]
+
+
+def simulate_day(world: World, preset: str, deal: DayDeal, day: dt.datetime, honest: int, cheaters: dict[str, int]) -> DayPlays:
+    rng = world.rng
+    start_game = Game.start(deal_from_seed(get_rules(preset), deal.seed))
+    plays = DayPlays([], {}, {})
+
+    def honest_game(start: dt.datetime, address: str, group: str) -> PlayRecord:
+        temper = Temper.draw(rng)
+        moves = play_honest(start_game, temper, rng)
+        rec = record(world, start, moves, human_thinks(len(moves), temper.think_median, temper.think_sigma, rng),
+                     address, world.device())
+        plays.records.append(rec)
+        plays.kinds[rec.game_id], plays.groups[rec.game_id] = HONEST, group
+        return rec
+
+    left = honest
+    if honest >= 50:
+        office = world.address()
+        for _ in range(25):
+            hour = rng.uniform(12, 13) if rng.random() < 0.3 else rng.uniform(9, 17)
+            honest_game(day + dt.timedelta(hours=hour), office, "office")
+        left -= 25
+    households = round(left * 0.1 / 2.5)
+    for _ in range(households):
+        size = min(left, rng.choice((2, 3)))
+        address, together, start = world.address(), rng.random() < 0.6, start_time(day, rng)
+        for _ in range(size):
+            rec = honest_game(start, address, "household")
+            start = rec.finished_at + dt.timedelta(minutes=rng.uniform(0, 15)) if together else start_time(day, rng)
+        left -= size
+    for _ in range(max(0, left)):
+        honest_game(start_time(day, rng), world.address(), "single")
+
+    for kind, count in cheaters.items():
+        for _ in range(count):
+            cheat(world, kind, deal, start_game, day, plays)
+    return plays
+
+
+def cheat(world: World, kind: str, deal: DayDeal, start_game: Game, day: dt.datetime, plays: DayPlays) -> None:
+    rng = world.rng
+    line = deal.par if rng.random() < 0.5 else deal.winning
+    if kind == "solver-bot":
+        pace = rng.uniform(0.3, 1.5)
+        thinks = [pace * rng.uniform(0.9, 1.1) for _ in line]
+        rec = record(world, start_time(day, rng), line, thinks, world.address(), world.device())
+    elif kind == "copy-line":
+        finished = [r for r in plays.records if plays.kinds[r.game_id] == HONEST and r.finished_at < day + dt.timedelta(hours=21)]
+        # a winner's line, or on a day nobody has won by then the best-scoring line
+        scores = {r.game_id: _final(start_game, r.moves) for r in finished}
+        best = max((scores[r.game_id] for r in finished), default=(False, 0))
+        source = rng.choice([r for r in finished if scores[r.game_id] == best])
+        start = source.finished_at + dt.timedelta(minutes=math.exp(rng.uniform(0, math.log(180))))
+        rec = record(world, start, source.moves, human_thinks(len(source.moves), *human_pace(rng), rng),
+                     world.address(), world.device())
+        # a line of few decisions is what honest players find too: copying it gains nothing
+        choices = sum(signals.decisions(start_game.deal, source.moves))
+        plays.groups[rec.game_id] = "decisive" if choices >= signals.COPY_HIGH else "forced"
+    else:
+        address, device = world.address(), world.device()
+        throwaway = record(world, start_time(day, rng), learn_the_deal(start_game),
+                           human_thinks(len(learn_the_deal(start_game)), rng.uniform(0.5, 1.5), 0.5, rng), address, device)
+        plays.records.append(throwaway)
+        plays.kinds[throwaway.game_id] = THROWAWAY
+        if kind == "throwaway-same-address":
+            device = world.device()
+        else:
+            address = world.address()
+        start = throwaway.finished_at + dt.timedelta(minutes=rng.uniform(0.5, 10))
+        rec = record(world, start, line, human_thinks(len(line), *human_pace(rng), rng), address, device)
+    plays.records.append(rec)
+    plays.kinds[rec.game_id] = kind
+
+
+@lru_cache(maxsize=64)
+def learn_the_deal(start_game: Game) -> tuple[str, ...]:
+    """A throwaway's game: draw through the stock (removing only when drawing is refused), then resign."""
+    game = start_game
+    while game.outcome is Outcome.IN_PROGRESS and game.stock:
+        legal = game.legal_moves()
+        game = game.apply(next((m for m in legal if str(m) == "D"), legal[0]))
+    return tuple(str(m) for m in game.moves)
+
+
+def _final(start_game: Game, moves: tuple[str, ...]) -> tuple[bool, int]:
+    """Whether ``moves`` won, and their score."""
+    game = Game.replay(start_game.deal, [parse_move(m) for m in moves])
+    return game.outcome is Outcome.WON, game.score
+
+
+# ------------------------------------------------------------------ scoring
+
+
+def as_seen_at(other: PlayRecord, moment: dt.datetime) -> PlayRecord:
+    """``other`` as the server had it at ``moment``: a game still going has no finish yet."""
+    if other.finished_at is not None and other.finished_at <= moment:
+        return other
+    kept = sum(1 for t in other.move_times if t <= moment)
+    return replace(other, finished_at=None, moves=other.moves[:kept], move_times=other.move_times[:kept])
+
+
+def score_day(plays: DayPlays, deal: DayDeal, preset: str) -> list[tuple[PlayRecord, signals.Assessment]]:
+    lines = (deal.winning, deal.par)
+    cards = deal_from_seed(get_rules(preset), deal.seed)
+    scored = []
+    for play in plays.records:
+        moment = play.finished_at
+        others = [as_seen_at(o, moment) for o in plays.records if o.game_id != play.game_id and o.started_at <= moment]
+        scored.append((play, assess(play, others, solver_lines=lines, deal=cards)))
+    return scored
+
+
+# ------------------------------------------------------------------ the report
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def report(rows: dict[str, list[signals.Assessment]]) -> list[str]:
+    names = list(signals.WEIGHTS)
+    out = [f"{'kind':<26} {'games':>6} {'flagged':>8} {'median':>7} {'p1':>6} {'p99':>6}   signals fired (share of games)"]
+    for kind, found in rows.items():
+        if not found:
+            out.append(f"{kind:<26} {0:>6}")
+            continue
+        suspicion = [a.suspicion for a in found]
+        flagged = sum(a.flagged for a in found) / len(found)
+        fired = [f"{name} {sum(a.signals[name] > 0 for a in found) / len(found):.0%}" for name in names
+                 if any(a.signals[name] > 0 for a in found)]
+        out.append(f"{kind:<26} {len(found):>6} {flagged:>8.2%} {statistics.median(suspicion):>7.3f} "
+                   f"{percentile(suspicion, 0.01):>6.3f} {percentile(suspicion, 0.99):>6.3f}   {', '.join(fired) or '-'}")
+    return out
+
+
+def run(args: argparse.Namespace) -> list[str]:
+    began = time.perf_counter()
+    rng = random.Random(args.seed)
+    deals = winnable_deals(args.preset, args.days, rng)
+    solved = time.perf_counter()
+    world = World(rng)
+    per_day = {kind: [args.cheaters // args.days + (day < args.cheaters % args.days) for day in range(args.days)]
+               for kind in CHEATER_KINDS}
+    days = []
+    for number, deal in enumerate(deals):
+        day = EPOCH + dt.timedelta(days=number)
+        days.append((simulate_day(world, args.preset, deal, day, args.honest,
+                                  {kind: counts[number] for kind, counts in per_day.items()}), deal))
+    played = time.perf_counter()
+    rows: dict[str, list[signals.Assessment]] = {HONEST: [], "  single": [], "  household": [], "  office": []}
+    for kind in CHEATER_KINDS:
+        rows[kind] = []
+        if kind == "copy-line":
+            rows[f"  of lines with >= {signals.COPY_HIGH} decisions"] = []
+            rows[f"  of lines with fewer"] = []
+    rows[THROWAWAY] = []
+    wins = honest = 0
+    for plays, deal in days:
+        for play, found in score_day(plays, deal, args.preset):
+            kind = plays.kinds[play.game_id]
+            rows[kind].append(found)
+            if kind == "copy-line":
+                decisive = plays.groups[play.game_id] == "decisive"
+                rows[f"  of lines with >= {signals.COPY_HIGH} decisions" if decisive else "  of lines with fewer"].append(found)
+            if kind == HONEST:
+                rows["  " + plays.groups[play.game_id]].append(found)
+                honest += 1
+                wins += _final(Game.start(deal_from_seed(get_rules(args.preset), deal.seed)), play.moves)[0]
+    scored = time.perf_counter()
+    out = [
+        f"fairplay bench: preset {args.preset}, {args.days} days, {args.honest} honest players a day, "
+        f"{args.cheaters} cheaters of each kind, seed {args.seed}",
+        f"THRESHOLD {signals.THRESHOLD}, WEIGHTS {signals.WEIGHTS}",
+        f"honest players won {wins / max(1, honest):.0%} of their games; "
+        f"median line lengths: winning {statistics.median(len(d.winning) for d in deals)}, "
+        f"par {statistics.median(len(d.par) for d in deals)}",
+        "",
+        *report(rows),
+        "",
+    ]
+    # a copy of a line of few decisions gains its copier nothing (an honest player finds that line
+    # too), so the copy-line target counts copies of decisive lines (docs/fairplay.md, *Detection*)
+    measured = {kind: rows[kind] for kind in CHEATER_KINDS}
+    measured["copy-line"] = rows[f"  of lines with >= {signals.COPY_HIGH} decisions"]
+    cheater_rates = {kind: sum(a.flagged for a in found) / len(found) for kind, found in measured.items() if found}
+    honest_rate = sum(a.flagged for a in rows[HONEST]) / max(1, len(rows[HONEST]))
+    lowest = min(cheater_rates.values(), default=0.0)
+    weakest = ", ".join(kind for kind, rate in cheater_rates.items() if rate == lowest)
+    out.append(f"target every cheater kind >= 95% flagged (copies: of decisive lines): "
+               f"{'yes' if all(r >= 0.95 for r in cheater_rates.values()) else 'NO'} (lowest {lowest:.1%}: {weakest})")
+    out.append(f"target honest players <= 1% flagged: {'yes' if honest_rate <= 0.01 else 'NO'} ({honest_rate:.2%})")
+    out.append(f"time: {scored - began:.1f} s (solver {solved - began:.1f} s, play {played - solved:.1f} s, "
+               f"scoring {scored - played:.1f} s)")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--honest", type=int, default=250, help="honest players a day")
+    parser.add_argument("--cheaters", type=int, default=60, help="cheaters of each kind, over all the days")
+    parser.add_argument("--days", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--preset", default="classic", choices=list(PRESETS))
+    args = parser.parse_args(argv)
+    print("\n".join(run(args)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""Fair-play writes: assess a finished ranked game, and the staff's actions on scores and accounts.
+
+Every change of a score's standing goes through ``leaderboard.services.scores_standing_set``, so
+the boards (the Redis sorted sets included) follow it as soon as it commits; every staff action
+writes one ``ModerationAction`` row in the same transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.models import DailyChallenge, Game, Move
+from leaderboard.models import Score, Standing, StandingReason
+from leaderboard.services import scores_standing_set
+from piramide_site.errors import BadRequest, NotFound
+
+from . import signals
+from .models import Assessment, ModerationAction
+
+#: At most this many other games of a challenge are read to assess one (the linked ones first).
+OTHERS_LIMIT = 200
+
+
+def challenge_lines(challenge: DailyChallenge) -> list[list[str]]:
+    """The solver's winning line and par line of a challenge's deal: kept by its verification, or
+    found here once for a challenge verified before they were kept."""
+    from games.engine.solver import solve, solve_par
+
+    if not challenge.solver_line:
+        game = EngineGame.start(challenge.deal)
+        limit = settings.PIRAMIDE_SOLVE_TIME_LIMIT
+        challenge.solver_line = " ".join(str(move) for move in solve(game, time_limit=limit).line)
+        challenge.par_line = " ".join(str(move) for move in solve_par(game, time_limit=limit).line)
+        DailyChallenge.objects.filter(pk=challenge.pk).update(solver_line=challenge.solver_line, par_line=challenge.par_line)
+    return [line.split() for line in (challenge.solver_line, challenge.par_line) if line]
+
+
+def play_records(games: list[Game]) -> dict[int, signals.PlayRecord]:
+    """The games as the signals read them, with every move and when it was stored (one query)."""
+    moves: dict[int, list[tuple[str, Any]]] = {game.pk: [] for game in games}
+    rows = Move.objects.filter(game_id__in=list(moves)).order_by("game_id", "number")
+    for game_id, notation, created_at in rows.values_list("game_id", "notation", "created_at"):
+        moves[game_id].append((notation, created_at))
+    return {
+        game.pk: signals.PlayRecord(
+            game_id=game.pk,
+            player_id=game.player_id,
+            started_at=game.started_at,
+            finished_at=game.finished_at,
+            moves=tuple(notation for notation, _ in moves[game.pk]),
+            move_times=tuple(at for _, at in moves[game.pk]),
+            address=game.start_address,
+            device=game.start_device or None,
+        )
+        for game in games
+    }
+
+
+def score_assess(*, score_id: int) -> Assessment | None:
+    """Score a finished ranked game's fair-play signals and keep them; above the threshold the score
+    goes to review (not a score staff cleared or excluded, nor one already excluded).
+
+    Reads the challenge's other ranked games that can matter: from the same address or device,
+    and those with the same number of moves and points that finished before it (a copied line).
+    Safe to run twice.
+    """
+    score = Score.objects.select_related("game", "challenge").filter(pk=score_id).first()
+    if score is None:
+        return None
+    game = score.game
+    same_origin = Q(pk__in=[])
+    if game.start_address:
+        same_origin |= Q(start_address=game.start_address)
+    if game.start_device:
+        same_origin |= Q(start_device=game.start_device)
+    copied = Q(move_count=game.move_count, score=game.score, finished_at__lte=game.finished_at)
+    ranked = Game.objects.filter(challenge_id=score.challenge_id, ranked=True).exclude(pk=game.pk)
+    candidates = list(ranked.filter(same_origin)[:OTHERS_LIMIT])
+    candidates += list(ranked.filter(copied).exclude(pk__in=[g.pk for g in candidates])[:OTHERS_LIMIT])
+    address_accounts = None
+    if game.start_address:
+        address_accounts = (
+            Game.objects.filter(challenge_id=score.challenge_id, ranked=True, start_address=game.start_address)
+            .values("player_id")
+            .distinct()
+            .count()
+        )
+    records = play_records([game, *candidates])
+    result = signals.assess(
+        records[game.pk],
+        [records[g.pk] for g in candidates],
+        solver_lines=challenge_lines(score.challenge),
+        address_accounts=address_accounts,
+        deal=score.challenge.deal,
+    )
+    assessment, _ = Assessment.objects.update_or_create(
+        score=score,
+        defaults={
+            "suspicion": result.suspicion,
+            "signals": result.signals,
+            "linked": {str(player): how for player, how in result.linked.items()},
+            "flagged": result.flagged,
+        },
+    )
+    untouched = score.standing_reason not in (StandingReason.CLEARED, StandingReason.EXCLUDED)
+    if result.flagged and untouched and score.standing in (Standing.GOOD, Standing.PROVISIONAL):
+        scores_standing_set(score_ids=[score.pk], standing=Standing.REVIEW, reason=StandingReason.SIGNALS)
+    return assessment
+
+
+def scores_unassessed(*, older_than: dt.timedelta = dt.timedelta(minutes=5), limit: int = 5000) -> list[int]:
+    """Ranked scores written a while ago that have no assessment yet (their task was lost)."""
+    cutoff = timezone.now() - older_than
+    missing = Score.objects.filter(assessment__isnull=True, finished_at__lt=cutoff).order_by("finished_at")
+    return list(missing.values_list("pk", flat=True)[:limit])
+
+
+# ----------------------------------------------------------------- staff actions
+
+
+def _score_for_action(score_id: int) -> Score:
+    score = Score.objects.select_related("player").filter(pk=score_id).first()
+    if score is None:
+        raise NotFound(f"there is no score {score_id}")
+    return score
+
+
+def score_clear(*, score_id: int, actor: Any, note: str = "") -> ModerationAction:
+    """Staff cleared a score in review (or excluded by mistake): it ranks again.  Locks the score."""
+    with transaction.atomic():
+        score = _score_for_action(score_id)
+        if score.player.marked:
+            raise BadRequest("the account is marked: every score of it stays excluded")
+        before = {str(score.pk): score.standing}
+        scores_standing_set(score_ids=[score.pk], standing=Standing.GOOD, reason=StandingReason.CLEARED)
+        return ModerationAction.objects.create(
+            kind=ModerationAction.Kind.CLEAR, actor=actor, score=score, account=score.player, before=before, note=note
+        )
+
+
+def score_exclude(*, score_id: int, actor: Any, note: str = "") -> ModerationAction:
+    """Staff excluded a score: kept, never ranked, shown to its player as excluded.  Locks the score."""
+    with transaction.atomic():
+        score = _score_for_action(score_id)
+        before = {str(score.pk): score.standing}
+        scores_standing_set(score_ids=[score.pk], standing=Standing.EXCLUDED, reason=StandingReason.EXCLUDED)
+        return ModerationAction.objects.create(
+            kind=ModerationAction.Kind.EXCLUDE, actor=actor, score=score, account=score.player, before=before, note=note
+        )
+
+
+def account_mark(*, account_id: int, actor: Any, note: str = "") -> ModerationAction:
+    """Staff marked an account: every score of it, past and to come, leaves every board.
+
+    Locks the account's row and its scores; the scores it finishes later are written excluded
+    (``leaderboard.services.standing_at_write``).
+    """
+    with transaction.atomic():
+        account = get_user_model().objects.select_for_update().filter(pk=account_id).first()
+        if account is None:
+            raise NotFound(f"there is no account {account_id}")
+        if account.is_staff:
+            raise BadRequest("staff accounts are not marked here: take away their staff status first")
+        account.marked = True
+        account.save(update_fields=["marked"])
+        scores = list(Score.objects.filter(player=account).values_list("pk", "standing"))
+        scores_standing_set(
+            score_ids=[pk for pk, _ in scores], standing=Standing.EXCLUDED, reason=StandingReason.ACCOUNT_MARKED
+        )
+        return ModerationAction.objects.create(
+            kind=ModerationAction.Kind.MARK,
+            actor=actor,
+            account=account,
+            before={str(pk): standing for pk, standing in scores},
+            note=note,
+        )

@@ -1,0 +1,233 @@
+"""The signals of fair play: how much a finished ranked game looks like one its player did not play
+alone.  Pure functions over what the server saw (addresses, device cookies, move times, the lines
+played), so the Celery task and ``bench/fairplay.py`` score games the same way.
+
+Each signal is a number from 0 to 1 with a weight; the sum of weighted signals is the game's
+suspicion, and a game at or above ``THRESHOLD`` goes to review.  The weights and thresholds are
+the ones ``bench/fairplay.py`` measured (docs/fairplay.md, *Detection*).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from games.engine import Deal
+
+#: Suspicion at or above this sends a score to review.
+THRESHOLD = 1.0
+
+#: An address that more accounts than this played the same challenge from is shared (a school, an
+#: office, a carrier's NAT): a link through it says nothing.
+SHARED_ADDRESS_ACCOUNTS = 3
+#: A finish this soon after a linked account's finish counts as "right after".
+AFTER_LINKED = dt.timedelta(minutes=30)
+#: Think times: a median below FAST_LOW seconds is inhumanly fast (1), above FAST_HIGH human (0).
+FAST_LOW, FAST_HIGH = 0.45, 0.9
+#: Think times: a coefficient of variation below STEADY_LOW is machine-steady (1), above STEADY_HIGH human (0).
+STEADY_LOW, STEADY_HIGH = 0.12, 0.3
+#: Timing signals need this many think times to say anything.
+TIMING_MIN_MOVES = 12
+#: Line signals count *decisions* (``decisions``): the moves of a line that chose between
+#: removals, or drew while a removal was there.  A forced move tells nothing, and honest players of a forced deal find the same line
+#: (bench/fairplay.py: on a classic deal a tenth of honest games repeat an earlier game whole).
+#: The solver's line: the share of its decisions the game followed from its first move, below
+#: SOLVER_LOW nothing (0), at SOLVER_HIGH and above everything (1); a solver line with fewer than
+#: SOLVER_MIN_DECISIONS decisions is not compared.
+SOLVER_LOW, SOLVER_HIGH = 0.5, 0.9
+SOLVER_MIN_DECISIONS = 3
+#: Another player's line: the two games the same for at least COPY_SHARE of the longer one (a
+#: short game's opening, followed by a longer game, is no copy), and scored by the decisions followed, below COPY_LOW nothing (0), at COPY_HIGH and above everything (1).  Copying a line of
+#: fewer decisions gains nothing over playing it: an honest player finds it too.
+COPY_SHARE = 0.95
+COPY_LOW, COPY_HIGH = 6, 9
+
+WEIGHTS = {
+    "device_link": 0.6,
+    "address_link": 0.45,
+    "after_linked": 0.3,
+    "fast": 0.55,
+    "steady": 0.55,
+    "solver_line": 0.75,
+    "copied_line": 1.0,
+}
+
+
+@dataclass(frozen=True)
+class PlayRecord:
+    """One ranked game of a challenge as the server saw it."""
+
+    game_id: int
+    player_id: int
+    started_at: dt.datetime
+    finished_at: dt.datetime | None
+    #: The moves, in the engine's notation, and when each was stored.
+    moves: tuple[str, ...]
+    move_times: tuple[dt.datetime, ...]
+    address: str | None = None
+    device: str | None = None
+
+
+@dataclass(frozen=True)
+class Assessment:
+    signals: dict[str, float]
+    suspicion: float
+    #: Other accounts this one is linked to on the challenge, with how (device, address).
+    linked: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def flagged(self) -> bool:
+        return self.suspicion >= THRESHOLD
+
+
+def think_times(play: PlayRecord) -> list[float]:
+    """Seconds before each move: from the start to the first, then between moves."""
+    times = [play.started_at, *play.move_times]
+    return [(b - a).total_seconds() for a, b in zip(times, times[1:])]
+
+
+def _ramp_down(value: float, low: float, high: float) -> float:
+    """1 at or below ``low``, 0 at or above ``high``, straight in between."""
+    if value <= low:
+        return 1.0
+    if value >= high:
+        return 0.0
+    return (high - value) / (high - low)
+
+
+def _ramp_up(value: float, low: float, high: float) -> float:
+    return 1.0 - _ramp_down(value, low, high)
+
+
+def timing_signals(play: PlayRecord) -> dict[str, float]:
+    """Faster or steadier think times than people show (bench/fairplay.py measures both)."""
+    # the first think time includes reading the deal, and a player's long pauses are theirs: only
+    # the moves in between, without the slowest tenth, say how a hand moves
+    gaps = think_times(play)[1:]
+    if len(gaps) < TIMING_MIN_MOVES:
+        return {"fast": 0.0, "steady": 0.0}
+    gaps = sorted(gaps)[: max(TIMING_MIN_MOVES, int(len(gaps) * 0.9))]
+    median = statistics.median(gaps)
+    mean = statistics.fmean(gaps)
+    spread = statistics.pstdev(gaps) / mean if mean > 0 else 0.0
+    return {"fast": _ramp_down(median, FAST_LOW, FAST_HIGH), "steady": _ramp_down(spread, STEADY_LOW, STEADY_HIGH)}
+
+
+def common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def decisions(deal: Deal | None, line: Sequence[str]) -> list[bool]:
+    """For each move of a line, whether it was a decision: the position offered two removals or
+    more, or the move drew (or turned the waste) while a removal was there to take.  Taking the
+    one removal there is, or drawing when nothing can be removed, is what anyone does.  Without
+    the deal, every move counts as one; a move the deal refuses ends the line."""
+    if deal is None:
+        return [True] * len(line)
+    from games.engine import Game, IllegalMoveError, NotationError, parse_move
+
+    state = Game.start(deal)
+    found: list[bool] = []
+    for text in line:
+        removals = sum(str(move) not in ("D", "R") for move in state.legal_moves())
+        found.append(removals >= 2 or (removals == 1 and text in ("D", "R")))
+        try:
+            state = state.apply(parse_move(text))
+        except (IllegalMoveError, NotationError):
+            break
+    return found
+
+
+def solver_share(moves: Sequence[str], line: Sequence[str], choices: Sequence[bool]) -> float:
+    """How much of the solver's ``line`` (``choices``: its decisions) the game followed from the start,
+    counted in decisions, scored 0 to 1."""
+    total = sum(choices)
+    if total < SOLVER_MIN_DECISIONS:
+        return 0.0
+    followed = sum(choices[: common_prefix(moves, line)])
+    return _ramp_up(followed / total, SOLVER_LOW, SOLVER_HIGH)
+
+
+def copy_share(moves: Sequence[str], line: Sequence[str], choices: Sequence[bool]) -> float:
+    """Whether the game copies another player's ``line`` (``choices``: its decisions), scored 0 to 1
+    by the decisions copied."""
+    shared = common_prefix(moves, line)
+    if not line or shared < COPY_SHARE * max(len(line), len(moves)):
+        return 0.0
+    return _ramp_up(sum(choices[:shared]), COPY_LOW, COPY_HIGH)
+
+
+def links(play: PlayRecord, others: Iterable[PlayRecord], accounts_by_address: dict[str, int]) -> dict[int, str]:
+    """Other accounts of the challenge that share this game's device cookie, or its address when the
+    address is not shared by many, and that started the challenge before this game finished."""
+    found: dict[int, str] = {}
+    for other in others:
+        if other.player_id == play.player_id or other.game_id == play.game_id:
+            continue
+        if play.finished_at is not None and other.started_at > play.finished_at:
+            continue
+        if play.device and other.device == play.device:
+            found[other.player_id] = "device"
+        elif (
+            play.address
+            and other.address == play.address
+            and accounts_by_address.get(play.address, 0) <= SHARED_ADDRESS_ACCOUNTS
+            and other.player_id not in found
+        ):
+            found[other.player_id] = "address"
+    return found
+
+
+def assess(
+    play: PlayRecord,
+    others: Sequence[PlayRecord],
+    *,
+    solver_lines: Sequence[Sequence[str]] = (),
+    address_accounts: int | None = None,
+    deal: Deal | None = None,
+) -> Assessment:
+    """Score one finished ranked game against other ranked games of its challenge.
+
+    ``others`` are the challenge's other ranked games that can matter (any account, finished or
+    not): those from the same address or device, and those that could have been copied;
+    ``solver_lines`` the solver's winning and par lines of the deal; ``address_accounts`` how many
+    accounts played the challenge from this game's address (counted from ``others`` if None);
+    ``deal`` the challenge's deal, which says where a line offered a choice (``decisions``).
+    """
+    if address_accounts is None:
+        address_accounts = len({r.player_id for r in (play, *others) if play.address and r.address == play.address})
+    linked = links(play, others, {play.address: address_accounts} if play.address else {})
+    by_player = {other.player_id: other for other in others}
+    signals = {name: 0.0 for name in WEIGHTS}
+    if linked:
+        signals["device_link"] = 1.0 if "device" in linked.values() else 0.0
+        signals["address_link"] = 1.0 if "address" in linked.values() else 0.0
+        if play.finished_at is not None:
+            for player_id in linked:
+                other = by_player[player_id].finished_at
+                if other is not None and dt.timedelta(0) <= play.finished_at - other <= AFTER_LINKED:
+                    signals["after_linked"] = 1.0
+    signals.update(timing_signals(play))
+    signals["solver_line"] = max(
+        (solver_share(play.moves, line, decisions(deal, line)) for line in solver_lines), default=0.0
+    )
+    earlier = [
+        other.moves
+        for other in others
+        if other.player_id != play.player_id
+        and other.finished_at is not None
+        and (play.finished_at is None or other.finished_at <= play.finished_at)
+        and common_prefix(play.moves, other.moves) >= COPY_SHARE * max(len(other.moves), len(play.moves)) > 0
+    ]
+    signals["copied_line"] = max((copy_share(play.moves, line, decisions(deal, line)) for line in earlier), default=0.0)
+    suspicion = sum(WEIGHTS[name] * value for name, value in signals.items())
+    return Assessment(signals, round(suspicion, 4), linked)

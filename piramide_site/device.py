@@ -1,0 +1,79 @@
+"""A device cookie: a random id each browser keeps for two years, signed so it cannot be forged.
+
+Fair play links accounts that play the same deal from one browser (docs/fairplay.md,
+*Detection*); the cookie says nothing else and is never shown on a page.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from django.conf import settings
+from django.core.signing import BadSignature
+from django.http import HttpRequest, HttpResponse
+
+COOKIE = "piramide_device"
+SALT = "piramide.device"
+MAX_AGE = 2 * 365 * 24 * 3600
+
+
+class Origin(NamedTuple):
+    """Where a request came from, as fair play records it on a new ranked game."""
+
+    address: str | None
+    device: str
+
+
+def origin_of(request: Any) -> Origin:
+    """The request's address (as the throttles see it) and device cookie."""
+    from .throttles import client_address
+
+    return Origin(address_of(client_address(request)), device_of(request))
+
+
+def device_of(request: Any) -> str:
+    """The request's device id (set by ``DeviceCookieMiddleware``), or "" when it has none."""
+    return str(getattr(request, "device", "") or "")
+
+
+def address_of(text: str | None) -> str | None:
+    """An address as the database keeps it, or None for anything that is not one ("unknown")."""
+    try:
+        return str(ipaddress.ip_address((text or "").strip()))
+    except ValueError:
+        return None
+
+
+def _read(request: HttpRequest) -> str:
+    try:
+        value = request.get_signed_cookie(COOKIE, salt=SALT, max_age=MAX_AGE)
+    except (KeyError, BadSignature):
+        return ""
+    return value if len(value) == 32 and all(c in "0123456789abcdef" for c in value) else ""
+
+
+class DeviceCookieMiddleware:
+    """Reads the device cookie into ``request.device``, and gives a browser without one a new one."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        device = _read(request)
+        fresh = not device
+        request.device = device or secrets.token_hex(16)  # type: ignore[attr-defined]
+        response = self.get_response(request)
+        if fresh:
+            response.set_signed_cookie(
+                COOKIE,
+                request.device,  # type: ignore[attr-defined]
+                salt=SALT,
+                max_age=MAX_AGE,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response

@@ -1,0 +1,76 @@
+"""The staff's fair-play queue in the admin, in a browser: a score in review with its signals,
+linked accounts and replay; clearing it writes the audit log and puts it back on the boards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import ARTIFACTS, CLASSIC_SEED
+
+QUEUE = """
+import datetime as dt
+from django.utils import timezone
+from accounts.models import User
+from fairplay.models import Assessment
+from games.engine import Game as EngineGame, parse_move, score_moves
+from games.models import DailyChallenge, Game, Move
+from games.selectors import local_today
+from games.services import challenge_schedule
+from leaderboard.models import Score
+day = local_today() - dt.timedelta(days=6)
+challenge = DailyChallenge.objects.filter(date=day, preset="classic").first() or challenge_schedule(date=day, preset="classic", seed=%(seed)d)
+User.objects.create_superuser("moderator", "mod@example.org", "moderator-pass-42", display_name="Moderator")
+old = timezone.now() - dt.timedelta(days=60)
+suspect = User.objects.create_user("suspect", password="x-long-pass-99", display_name="Suspect", date_joined=old)
+friend = User.objects.create_user("friend", password="x-long-pass-99", display_name="Friend", date_joined=old)
+def finished(user, moves, standing):
+    state = EngineGame.replay(challenge.deal, [parse_move(m) for m in moves])
+    game = Game.objects.create(challenge=challenge, player=user, ranked=True, outcome="resigned", move_count=len(moves),
+        version=len(moves), score=score_moves(state.moves), finished_at=timezone.now(), start_address="192.0.2.1")
+    Move.objects.bulk_create([Move(game=game, number=i, notation=m) for i, m in enumerate(moves, start=1)])
+    return Score.objects.create(player=user, challenge=challenge, game=game, date=day, preset="classic",
+        points=9999, moves=len(moves), won=False, finished_at=game.finished_at, standing=standing,
+        standing_reason="signals" if standing == "review" else "")
+finished(friend, ["D"], "good")
+score = finished(suspect, ["D", "D"], "review")
+Assessment.objects.create(score=score, suspicion=1.75, flagged=True, linked={str(friend.pk): "address"},
+    signals={"address_link": 1.0, "after_linked": 1.0, "solver_line": 1.0, "device_link": 0.0, "fast": 0.0, "steady": 0.0, "copied_line": 0.0})
+print("SCORE", score.pk)
+"""
+
+
+def test_staff_clear_a_score_in_review_and_the_audit_log_and_boards_follow(site: Any, new_context: Any) -> None:
+    site.manage("shell", code=QUEUE % {"seed": CLASSIC_SEED})
+    page = new_context(viewport={"width": 1280, "height": 900}, locale="en-GB").new_page()
+    page.goto("/admin/login/?next=/admin/fairplay/scoreinreview/")
+    page.fill("#id_username", "moderator")
+    page.fill("#id_password", "moderator-pass-42")
+    page.click("input[type=submit]")
+    page.wait_for_url("**/admin/fairplay/scoreinreview/")
+    row = page.locator("#result_list tbody tr").filter(has_text="Suspect")
+    assert row.count() == 1
+    assert "1.75" in row.inner_text() and "Friend" in row.inner_text()
+    assert page.locator("#result_list tbody tr").count() == 1, "Friend's good score is not queued"
+    page.screenshot(path=str(ARTIFACTS / "admin-fairplay-queue.png"), full_page=True)
+
+    row.locator("th a, td a").first.click()
+    page.locator(".fairplay-signals").wait_for()
+    assert "solver_line" in page.locator(".fairplay-signals").inner_text()
+    assert page.locator(".fairplay-replay details").count() == 3, "the deal and two moves"
+    page.locator(".fairplay-replay details").nth(2).locator("summary").click()
+    assert "stock" in page.locator(".fairplay-replay details").nth(2).locator("pre").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "admin-fairplay-score.png"), full_page=True)
+
+    page.goto("/admin/fairplay/scoreinreview/")
+    page.locator("#result_list tbody tr").filter(has_text="Suspect").locator("input.action-select").check()
+    page.select_option("select[name=action]", "clear")
+    page.click("button[name=index]")
+    page.locator(".messagelist .success").filter(has_text="cleared").wait_for()
+    assert page.locator("#result_list tbody tr").filter(has_text="Suspect").count() == 0
+
+    page.goto("/admin/fairplay/moderationaction/")
+    log = page.locator("#result_list tbody tr").first.inner_text()
+    assert "moderator" in log.lower() and "clear" in log.lower() and "Suspect" in log
+
+    page.goto("/leaderboards/?board=all&preset=classic")
+    assert page.locator("table").filter(has_text="Suspect").count() == 1, "the cleared score ranks at once"

@@ -1,0 +1,91 @@
+"""Each finished ranked game is assessed once its score commits (fairplay/services.py ``score_assess``,
+through ``score_assess_task``), and the verdict follows the standing rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from fairplay.models import Assessment
+from fairplay.services import score_assess, score_clear, scores_unassessed
+from fairplay.tasks import scores_assess_missing_task
+from games.engine import Game as EngineGame
+from games.engine.solver import solve
+from games.services import game_move_make, game_ranked_start, game_resign
+from leaderboard.models import Score
+from piramide_site.device import Origin
+from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def play_line(challenge: Any, player: Any, line: list[str], origin: Origin | None = None) -> Score:
+    game = game_ranked_start(challenge_id=challenge.pk, player=player, origin=origin)[0].game
+    for seen, move in enumerate(line):
+        game_move_make(game_id=game.pk, player=player, move=move, seen=seen)
+    game.refresh_from_db()
+    if not game.is_finished:
+        game_resign(game_id=game.pk, player=player)
+    return Score.objects.get(game=game)
+
+
+def test_a_finished_ranked_game_is_assessed_once_its_score_commits() -> None:
+    challenge = make_challenge()
+    score = play_line(challenge, make_player("ann"), ["D", "D"], Origin("203.0.113.5", "a" * 32))
+    assessment = Assessment.objects.get(score=score)
+    assert not assessment.flagged and score.standing == "good"
+    assert set(assessment.signals) >= {"device_link", "address_link", "solver_line", "copied_line", "fast", "steady"}
+    assert score.game.start_address == "203.0.113.5" and score.game.start_device == "a" * 32
+
+
+def test_the_solvers_line_played_by_an_established_account_alone_is_not_enough_but_linked_it_is() -> None:
+    challenge = make_challenge(seed=BIG_WINNABLE)
+    line = [str(m) for m in solve(EngineGame.start(challenge.deal), time_limit=5).line]
+    here = Origin("198.51.100.20", "b" * 32)
+    play_line(challenge, make_player("first"), ["D"], Origin("198.51.100.20", "c" * 32))
+    score = play_line(challenge, make_player("second"), line, here)
+    score.refresh_from_db()
+    assessment = Assessment.objects.get(score=score)
+    assert assessment.linked == {str(Score.objects.get(player__username="first").player_id): "address"}
+    assert assessment.flagged and score.standing == "review"
+
+
+def test_a_score_staff_cleared_is_not_sent_back_to_review() -> None:
+    challenge = make_challenge(seed=BIG_WINNABLE)
+    line = [str(m) for m in solve(EngineGame.start(challenge.deal), time_limit=5).line]
+    play_line(challenge, make_player("first"), ["D"], Origin("198.51.100.21", ""))
+    score = play_line(challenge, make_player("second"), line, Origin("198.51.100.21", ""))
+    score.refresh_from_db()
+    assert score.standing == "review"
+    score_clear(score_id=score.pk, actor=make_player("staffer", is_staff=True))
+    assert score_assess(score_id=score.pk).flagged
+    score.refresh_from_db()
+    assert (score.standing, score.standing_reason) == ("good", "cleared")
+
+
+def test_scores_whose_assessment_was_lost_are_assessed_by_the_hourly_sweep() -> None:
+    challenge = make_challenge()
+    score = play_line(challenge, make_player("ann"), ["D"])
+    Assessment.objects.all().delete()
+    assert scores_unassessed() == [], "a score of the last minutes may still have its task queued"
+    Score.objects.filter(pk=score.pk).update(finished_at=timezone.now() - dt.timedelta(hours=1))
+    assert scores_unassessed() == [score.pk]
+    assert scores_assess_missing_task() == 1
+    assert Assessment.objects.filter(score=score).exists()
+
+
+def test_the_lines_of_a_challenge_stay_secret_and_are_found_once() -> None:
+    challenge = make_challenge(seed=BIG_WINNABLE)
+    play_line(challenge, make_player("ann"), ["D"])
+    challenge.refresh_from_db()
+    assert challenge.solver_line and challenge.par_line
+    from rest_framework.test import APIClient
+
+    body = APIClient().get(f"/api/challenges/{challenge.pk}/").content.decode()
+    assert challenge.solver_line not in body and challenge.par_line not in body
+    end_the_day(challenge)
+    body = APIClient().get(f"/api/challenges/{challenge.pk}/").content.decode()
+    assert challenge.solver_line not in body, "never sent: the deal itself is public by then"
