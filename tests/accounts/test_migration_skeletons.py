@@ -10,8 +10,17 @@ BEFORE = [("accounts", "0003_user_follow_token_unique")]
 AFTER = [("accounts", "0005_user_display_name_skeleton_unique")]
 
 
+@pytest.fixture
+def back_to_the_latest_schema():
+    """The test migrates accounts back and forth: the tests after it need every migration again."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
-def test_existing_look_alikes_keep_the_name_on_the_oldest_account():
+def test_existing_look_alikes_keep_the_name_on_the_oldest_account(back_to_the_latest_schema):
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)
     User = executor.loader.project_state(BEFORE).apps.get_model("accounts", "User")
