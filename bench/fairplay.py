@@ -41,9 +41,10 @@ Cheaters (``--cheaters`` of each kind, spread over the days):
 - ``copy-line``: one account copies move for move the line of an honest player who won earlier
   that day (and told them out of band; on a day nobody has won by 21 h, the best-scoring line),
   starting 1 to 180 minutes (log-uniform) after that player finished, with an honest player's
-  think times.  Reported apart: copies of lines with at least ``signals.COPY_HIGH`` decisions
-  (positions that offered a choice), which the target counts, and of lines with fewer, which an
-  honest player finds too, so that copying them gains nothing.
+  think times.  Reported apart: copies of decisive lines (at least ``signals.copy_bounds``'s upper
+  bound of decisions: moves that chose between removals, or drew while one was there), which the
+  target counts, and of forced lines, which an honest player finds too, so that copying them gains
+  nothing.
 
 Every ranked game is scored when it finishes, against the day's games started by then, each as the
 server had it at that moment (a game still going has its moves so far and no finish), with
@@ -314,7 +315,7 @@ def cheat(world: World, kind: str, deal: DayDeal, start_game: Game, day: dt.date
                      world.address(), world.device())
         # a line of few decisions is what honest players find too: copying it gains nothing
         choices = sum(signals.decisions(start_game.deal, source.moves))
-        plays.groups[rec.game_id] = "decisive" if choices >= signals.COPY_HIGH else "forced"
+        plays.groups[rec.game_id] = "decisive" if choices >= signals.copy_bounds(start_game.deal)[1] else "forced"
     else:
         address, device = world.address(), world.device()
         throwaway = record(world, start_time(day, rng), learn_the_deal(start_game),
@@ -411,8 +412,8 @@ def run(args: argparse.Namespace) -> list[str]:
     for kind in CHEATER_KINDS:
         rows[kind] = []
         if kind == "copy-line":
-            rows[f"  of lines with >= {signals.COPY_HIGH} decisions"] = []
-            rows[f"  of lines with fewer"] = []
+            rows["  of decisive lines"] = []
+            rows["  of forced lines"] = []
     rows[THROWAWAY] = []
     wins = honest = 0
     for plays, deal in days:
@@ -421,7 +422,7 @@ def run(args: argparse.Namespace) -> list[str]:
             rows[kind].append(found)
             if kind == "copy-line":
                 decisive = plays.groups[play.game_id] == "decisive"
-                rows[f"  of lines with >= {signals.COPY_HIGH} decisions" if decisive else "  of lines with fewer"].append(found)
+                rows["  of decisive lines" if decisive else "  of forced lines"].append(found)
             if kind == HONEST:
                 rows["  " + plays.groups[play.game_id]].append(found)
                 honest += 1
@@ -441,7 +442,7 @@ def run(args: argparse.Namespace) -> list[str]:
     # a copy of a line of few decisions gains its copier nothing (an honest player finds that line
     # too), so the copy-line target counts copies of decisive lines (docs/fairplay.md, *Detection*)
     measured = {kind: rows[kind] for kind in CHEATER_KINDS}
-    measured["copy-line"] = rows[f"  of lines with >= {signals.COPY_HIGH} decisions"]
+    measured["copy-line"] = rows["  of decisive lines"]
     cheater_rates = {kind: sum(a.flagged for a in found) / len(found) for kind, found in measured.items() if found}
     honest_rate = sum(a.flagged for a in rows[HONEST]) / max(1, len(rows[HONEST]))
     lowest = min(cheater_rates.values(), default=0.0)

@@ -39,7 +39,8 @@ def challenge_lines(challenge: DailyChallenge) -> list[list[str]]:
         limit = settings.PIRAMIDE_SOLVE_TIME_LIMIT
         challenge.solver_line = " ".join(str(move) for move in solve(game, time_limit=limit).line)
         challenge.par_line = " ".join(str(move) for move in solve_par(game, time_limit=limit).line)
-        DailyChallenge.objects.filter(pk=challenge.pk).update(solver_line=challenge.solver_line, par_line=challenge.par_line)
+        lines = {"solver_line": challenge.solver_line, "par_line": challenge.par_line}
+        DailyChallenge.objects.filter(pk=challenge.pk).update(**lines)
     return [line.split() for line in (challenge.solver_line, challenge.par_line) if line]
 
 

@@ -33,18 +33,22 @@ STEADY_LOW, STEADY_HIGH = 0.12, 0.3
 #: Timing signals need this many think times to say anything.
 TIMING_MIN_MOVES = 12
 #: Line signals count *decisions* (``decisions``): the moves of a line that chose between
-#: removals, or drew while a removal was there.  A forced move tells nothing, and honest players of a forced deal find the same line
-#: (bench/fairplay.py: on a classic deal a tenth of honest games repeat an earlier game whole).
+#: removals, or drew while a removal was there.  A forced move tells nothing, and honest players
+#: of a forced deal find the same line (bench/fairplay.py: on a classic deal a tenth of honest
+#: games repeat an earlier game whole).
 #: The solver's line: the share of its decisions the game followed from its first move, below
 #: SOLVER_LOW nothing (0), at SOLVER_HIGH and above everything (1); a solver line with fewer than
 #: SOLVER_MIN_DECISIONS decisions is not compared.
 SOLVER_LOW, SOLVER_HIGH = 0.5, 0.9
 SOLVER_MIN_DECISIONS = 3
 #: Another player's line: the two games the same for at least COPY_SHARE of the longer one (a
-#: short game's opening, followed by a longer game, is no copy), and scored by the decisions followed, below COPY_LOW nothing (0), at COPY_HIGH and above everything (1).  Copying a line of
-#: fewer decisions gains nothing over playing it: an honest player finds it too.
+#: short game's opening, followed by a longer game, is no copy), and scored by the decisions
+#: followed, below COPY_LOW nothing (0), at COPY_HIGH and above everything (1).  Copying a line of
+#: fewer decisions gains nothing over playing it: an honest player finds it too.  Forty-card deals
+#: (``COPY_FORTY``) need more: honest players of them repeat one another more (bench/fairplay.py).
 COPY_SHARE = 0.95
 COPY_LOW, COPY_HIGH = 6, 9
+COPY_FORTY = (9, 12)
 
 WEIGHTS = {
     "device_link": 0.6,
@@ -157,13 +161,22 @@ def solver_share(moves: Sequence[str], line: Sequence[str], choices: Sequence[bo
     return _ramp_up(followed / total, SOLVER_LOW, SOLVER_HIGH)
 
 
-def copy_share(moves: Sequence[str], line: Sequence[str], choices: Sequence[bool]) -> float:
+def copy_bounds(deal: Deal | None) -> tuple[int, int]:
+    """The decisions a copied line needs (``COPY_LOW``, ``COPY_HIGH``) for this deal."""
+    if deal is not None and len(deal.pyramid) + len(deal.stock) == 40:
+        return COPY_FORTY
+    return COPY_LOW, COPY_HIGH
+
+
+def copy_share(
+    moves: Sequence[str], line: Sequence[str], choices: Sequence[bool], bounds: tuple[int, int] = (COPY_LOW, COPY_HIGH)
+) -> float:
     """Whether the game copies another player's ``line`` (``choices``: its decisions), scored 0 to 1
-    by the decisions copied."""
+    by the decisions copied, between ``bounds``."""
     shared = common_prefix(moves, line)
     if not line or shared < COPY_SHARE * max(len(line), len(moves)):
         return 0.0
-    return _ramp_up(sum(choices[:shared]), COPY_LOW, COPY_HIGH)
+    return _ramp_up(sum(choices[:shared]), *bounds)
 
 
 def links(play: PlayRecord, others: Iterable[PlayRecord], accounts_by_address: dict[str, int]) -> dict[int, str]:
@@ -228,6 +241,9 @@ def assess(
         and (play.finished_at is None or other.finished_at <= play.finished_at)
         and common_prefix(play.moves, other.moves) >= COPY_SHARE * max(len(other.moves), len(play.moves)) > 0
     ]
-    signals["copied_line"] = max((copy_share(play.moves, line, decisions(deal, line)) for line in earlier), default=0.0)
+    bounds = copy_bounds(deal)
+    signals["copied_line"] = max(
+        (copy_share(play.moves, line, decisions(deal, line), bounds) for line in earlier), default=0.0
+    )
     suspicion = sum(WEIGHTS[name] * value for name, value in signals.items())
     return Assessment(signals, round(suspicion, 4), linked)

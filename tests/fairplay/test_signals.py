@@ -68,7 +68,7 @@ def test_following_the_solvers_line_fires_and_a_different_line_does_not() -> Non
     every = [True] * len(LINE)
     assert solver_share(LINE, LINE, every) == 1.0
     assert solver_share(("x", *LINE[1:]), LINE, every) == 0.0, "a different first move follows nothing"
-    assert solver_share(LINE, LINE, [True] * 3 + [False] * 37) == 0.0, "a forced line says nothing"
+    assert solver_share(LINE, LINE, [True] * 2 + [False] * 38) == 0.0, "a forced line says nothing"
 
 
 def test_decisions_are_the_positions_that_offered_a_choice() -> None:
