@@ -11,6 +11,7 @@ QUEUE = """
 import datetime as dt
 from django.utils import timezone
 from accounts.models import User
+from accounts.names import display_name_skeleton as skeleton
 from fairplay.models import Assessment
 from games.engine import Game as EngineGame, parse_move, score_moves
 from games.models import DailyChallenge, Game, Move
@@ -19,10 +20,15 @@ from games.services import challenge_schedule
 from leaderboard.models import Score
 day = local_today() - dt.timedelta(days=6)
 challenge = DailyChallenge.objects.filter(date=day, preset="classic").first() or challenge_schedule(date=day, preset="classic", seed=%(seed)d)
-User.objects.create_superuser("moderator", "mod@example.org", "moderator-pass-42", display_name="Moderator")
+def person(username, name, **extra):
+    return User.objects.create_user(username, password="x-long-pass-99", display_name=name,
+                                    display_name_skeleton=skeleton(name), **extra)
+moderator = person("moderator", "Moderator", is_staff=True, is_superuser=True)
+moderator.set_password("moderator-pass-42")
+moderator.save()
 old = timezone.now() - dt.timedelta(days=60)
-suspect = User.objects.create_user("suspect", password="x-long-pass-99", display_name="Suspect", date_joined=old)
-friend = User.objects.create_user("friend", password="x-long-pass-99", display_name="Friend", date_joined=old)
+suspect = person("suspect", "Suspect", date_joined=old)
+friend = person("friend", "Friend", date_joined=old)
 def finished(user, moves, standing):
     state = EngineGame.replay(challenge.deal, [parse_move(m) for m in moves])
     game = Game.objects.create(challenge=challenge, player=user, ranked=True, outcome="resigned", move_count=len(moves),
