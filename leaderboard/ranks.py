@@ -12,6 +12,7 @@ import datetime as dt
 import functools
 import logging
 import time
+from collections.abc import Callable
 from typing import Protocol
 
 import redis
@@ -358,21 +359,17 @@ class ResilientRanks:
             return self.fallback.entries_of(board, player_ids)
 
     def entries_changed(self, board: Board, player_ids: list[int]) -> None:
-        try:
-            self.primary.entries_changed(board, player_ids)
-        except redis.RedisError:
-            # The board may now lack this entry: unmark it so the next read rebuilds it, if we can.
-            log.error("Redis unreachable: %s misses an update and will be rebuilt", board.key, exc_info=True)
-            try:
-                self.primary.client.delete(self.primary._built_key(board))
-            except redis.RedisError:
-                log.error("could not unmark %s either: run `manage.py leaderboards_invalidate` when Redis is back", board.key)
+        self._write(board, lambda: self.primary.entries_changed(board, player_ids))
 
     def entries_replaced(self, board: Board, player_ids: list[int]) -> None:
+        self._write(board, lambda: self.primary.entries_replaced(board, player_ids))
+
+    def _write(self, board: Board, write: Callable[[], None]) -> None:
         try:
-            self.primary.entries_replaced(board, player_ids)
+            write()
         except redis.RedisError:
-            log.error("Redis unreachable: %s misses a change of standing and will be rebuilt", board.key, exc_info=True)
+            # The board may now lack this write: unmark it so the next read rebuilds it, if we can.
+            log.error("Redis unreachable: %s misses an update and will be rebuilt", board.key, exc_info=True)
             try:
                 self.primary.client.delete(self.primary._built_key(board))
             except redis.RedisError:
