@@ -217,6 +217,11 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
         date=local_today(), preset="classic", seed=seed, **commitment_fields("classic", seed),
         status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(solution.line),
     )
+    # as its verification leaves a challenge: its solver lines kept, so that no fair-play
+    # assessment of a finished game (eager here, as on the embedded default) searches for them
+    from fairplay.services import challenge_lines
+
+    challenge_lines(challenge)
     users = User.objects.bulk_create(
         [User(username=f"p{i}", display_name=f"Player {i}", display_name_skeleton=display_name_skeleton(f"Player {i}"), password="!") for i in range(args.players)]
         + [

@@ -10,6 +10,7 @@ the ones ``bench/fairplay.py`` measured (docs/fairplay.md, *Detection*).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -131,12 +132,19 @@ def common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 def decisions(deal: Deal | None, line: Sequence[str]) -> list[bool]:
+    """``line_decisions`` for any sequence of moves."""
+    return list(line_decisions(deal, tuple(line)))
+
+
+@functools.lru_cache(maxsize=1024)
+def line_decisions(deal: Deal | None, line: tuple[str, ...]) -> tuple[bool, ...]:
     """For each move of a line, whether it was a decision: the position offered two removals or
     more, or the move drew (or turned the waste) while a removal was there to take.  Taking the
     one removal there is, or drawing when nothing can be removed, is what anyone does.  Without
-    the deal, every move counts as one; a move the deal refuses ends the line."""
+    the deal, every move counts as one; a move the deal refuses ends the line.  Remembered: every
+    game of a challenge is compared with the same solver lines."""
     if deal is None:
-        return [True] * len(line)
+        return (True,) * len(line)
     from games.engine import Game, IllegalMoveError, NotationError, parse_move
 
     state = Game.start(deal)
@@ -148,7 +156,7 @@ def decisions(deal: Deal | None, line: Sequence[str]) -> list[bool]:
             state = state.apply(parse_move(text))
         except (IllegalMoveError, NotationError):
             break
-    return found
+    return tuple(found)
 
 
 def solver_share(moves: Sequence[str], line: Sequence[str], choices: Sequence[bool]) -> float:
@@ -231,7 +239,7 @@ def assess(
                     signals["after_linked"] = 1.0
     signals.update(timing_signals(play))
     signals["solver_line"] = max(
-        (solver_share(play.moves, line, decisions(deal, line)) for line in solver_lines), default=0.0
+        (solver_share(play.moves, line, line_decisions(deal, tuple(line))) for line in solver_lines), default=0.0
     )
     earlier = [
         other.moves
