@@ -98,7 +98,8 @@ async def test_frames_are_counted_per_user_across_sockets(settings, room):
     answers = []
     for sock in (a, b, a, b, a, b, a, b):
         await sock.c.send_to(text_data=json.dumps({"type": "ping", "ref": "p"}))
-        answers.extend(await sock.drain(0.2))
+        # the room may send its own news (a late snapshot, an update) at any time: only answers count
+        answers.extend(m for m in await sock.drain(0.2) if m["type"] in ("pong", "error"))
     kinds = [m["type"] if m["type"] == "pong" else m["code"] for m in answers]
     assert kinds == ["pong"] * 6 + ["rate_limited"] * 2
     assert 0 < answers[-1]["retry_after"] <= 60
