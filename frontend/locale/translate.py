@@ -336,6 +336,10 @@ T: dict[str, tuple] = {
         ("%(card)s está cubierta por %(n)s carta", "%(card)s está cubierta por %(n)s cartas"),
     ),
     "the face-down card": ("la carta coperta", "la carta boca abajo"),
+    "only the top %(n)s card of the waste is in play": (
+        ("è in gioco solo la prima %(n)s carta degli scarti", "sono in gioco solo le prime %(n)s carte degli scarti"),
+        ("solo está en juego la primera %(n)s carta del descarte", "solo están en juego las primeras %(n)s cartas del descarte"),
+    ),
     "every pair needs a pyramid card": ("ogni coppia deve avere una carta della piramide", "cada pareja necesita una carta de la pirámide"),
     "a card under the waste top pairs only with another waste card": (
         "una carta sotto la cima degli scarti fa coppia solo con un'altra carta degli scarti",
