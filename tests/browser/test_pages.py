@@ -153,3 +153,20 @@ def test_a_house_rule_move_without_a_card_to_drag_is_a_button(site: Any, new_con
     page.wait_for_selector(".race .play[data-confirmed='4']:not(.pending)")
     assert page.locator(".race .waste .card").count() == 0
     assert page.locator(".race .house-moves").is_hidden()
+
+
+@pytest.mark.parametrize("locale", ["it-IT", "en-US", "es-ES"])
+def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(site: Any, new_context: Any, locale: str) -> None:
+    """390 px wide, in each language: the history's and the boards' tables fit or scroll in their own box."""
+    page = new_context(locale=locale, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True).new_page()
+    name = sign_up(page, site)
+    past_game(site, name, "classic", CLASSIC_SEED, ["D", "D"], days_ago=2)
+    start_ranked(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    page.locator("dialog#game-over").wait_for(state="visible")
+    for path in ("/", "/leaderboards/?board=today&preset=classic", "/leaderboards/?board=all&preset=classic", "/profile/"):
+        page.goto(path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} in {locale} is {width} px wide"
+    page.screenshot(path=str(ARTIFACTS / f"profile-phone-{locale}.png"), full_page=True)
