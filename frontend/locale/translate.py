@@ -336,6 +336,9 @@ T: dict[str, tuple] = {
         ("%(card)s está cubierta por %(n)s carta", "%(card)s está cubierta por %(n)s cartas"),
     ),
     "the face-down card": ("la carta coperta", "la carta boca abajo"),
+    "stopped": ("fermata", "detenida"),
+    "ready": ("pronto", "listo"),
+    "Start the race when everyone is here.": ("Avvia la gara quando ci sono tutti.", "Empieza la carrera cuando estén todos."),
     "only the top %(n)s card of the waste is in play": (
         ("è in gioco solo la prima %(n)s carta degli scarti", "sono in gioco solo le prime %(n)s carte degli scarti"),
         ("solo está en juego la primera %(n)s carta del descarte", "solo están en juego las primeras %(n)s cartas del descarte"),

@@ -115,6 +115,10 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
     friend.click(".race .join")
     host.wait_for_selector("[data-list=players] li:nth-child(2)")
 
+    # Each is told what is theirs to do, and the lobby's players are ready, not yet playing.
+    host.locator(".race-status").filter(has_text="Avvia la gara quando ci sono tutti.").wait_for()
+    friend.locator(".race-status").filter(has_text="Si aspetta che chi ha creato la gara la avvii").wait_for()
+    assert host.locator("[data-list=players] li .summary-text").all_inner_texts()[1].endswith("· pronto")
     host.screenshot(path=str(ARTIFACTS / "race-lobby.png"))
     host.click(".race .start")
     for page in (host, friend):
