@@ -336,6 +336,8 @@ T: dict[str, tuple] = {
         ("%(card)s está cubierta por %(n)s carta", "%(card)s está cubierta por %(n)s cartas"),
     ),
     "the face-down card": ("la carta coperta", "la carta boca abajo"),
+    "level with par": ("pari al par", "igual al par"),
+    "See the result": ("Vedi il risultato", "Ver el resultado"),
     "stopped": ("fermata", "detenida"),
     "ready": ("pronto", "listo"),
     "Start the race when everyone is here.": ("Avvia la gara quando ci sono tutti.", "Empieza la carrera cuando estén todos."),

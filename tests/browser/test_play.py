@@ -150,6 +150,7 @@ def test_on_a_phone_a_finger_drags_a_pair_and_forty_shows_face_down_cards(site: 
     sign_up(page, site)
     start_ranked(page, "classic")
     page.screenshot(path=str(ARTIFACTS / "play-phone.png"))
+    assert page.locator(".controls kbd").is_hidden(), "no key hint on a touch screen"
     first = winning_line("classic", CLASSIC_SEED)[0]
     assert "+" in first
     touch_drag(page, *first.split("+"))
@@ -271,3 +272,19 @@ def test_a_drag_survives_a_move_from_another_tab_arriving_mid_drag(site: Any, ne
     first.mouse.up()
     wait_confirmed(first, 2)
     assert card(first, "7.3").count() == 0 and card(first, "7.4").count() == 0
+
+
+def test_a_closed_result_can_be_brought_back_and_a_finished_game_offers_no_more_moves(site: Any, page: Any) -> None:
+    sign_up(page, site)
+    start_ranked(page)
+    assert page.locator(".controls kbd").is_visible(), "the key hint shows where there is a keyboard"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    dialog = page.locator("dialog#game-over")
+    dialog.wait_for(state="visible")
+    dialog.locator("button[value=close]").click()
+    dialog.wait_for(state="hidden")
+    assert page.locator("[data-action=draw]").is_disabled() and page.locator("[data-action=resign]").is_disabled()
+    page.get_by_role("button", name="Vedi il risultato").click()
+    dialog.wait_for(state="visible")
+    assert dialog.locator(".title").inner_text() == "Hai abbandonato"
