@@ -176,3 +176,16 @@ def test_week_and_all_time_boards_mark_my_row_and_leave_the_histogram_to_today(b
     page = signed_in(player, "en").get(f"/leaderboards/?board={board}&preset=classic").content.decode()
     assert page.count('class="me"') == 1 and page.count("<tr") == 3
     assert "<svg" not in page
+
+
+def test_the_site_has_an_icon_where_browsers_look_for_one() -> None:
+    response = Client().get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"].endswith(".svg")
+    assert f'<link rel="icon" href="{response["Location"]}"' in Client().get("/").content.decode()
+
+
+def test_the_sign_up_form_tells_password_managers_what_each_field_is() -> None:
+    page = Client().get("/signup/").content.decode()
+    for name, kind in (("username", "username"), ("display_name", "nickname"), ("email", "email"), ("password", "new-password")):
+        field = re.search(rf'<input[^>]*name="{name}"[^>]*>', page)
+        assert field is not None and f'autocomplete="{kind}"' in field.group(0), name
