@@ -174,3 +174,13 @@ def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(si
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} in {locale} is {width} px wide"
     page.screenshot(path=str(ARTIFACTS / f"profile-phone-{locale}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("path", ["/api/redoc/", "/api/docs/"])
+def test_the_api_documentation_renders_under_the_sites_content_policy(site: Any, page: Any, path: str) -> None:
+    refused: list[str] = []
+    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
+    page.goto(path)
+    page.get_by_text("Piramide API").first.wait_for()
+    page.get_by_text("/api/challenges/today/").first.wait_for()
+    assert not refused
