@@ -317,6 +317,9 @@ CELERY_TASK_TIME_LIMIT = int(PIRAMIDE_SOLVE_TIME_LIMIT * 2 * PIRAMIDE_WINNABLE_A
 # longest task (a fill that tries many seeds), or a slow solve would run twice at once.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_TIMEZONE = PIRAMIDE_TIME_ZONE
+#: The web process fills today's and tomorrow's challenges itself, hourly and after midnight
+#: (games/program.py); by default where no Celery worker and beat do (eager tasks).
+PIRAMIDE_PROGRAM_KEEPER = env.bool("PIRAMIDE_PROGRAM_KEEPER", default=CELERY_TASK_ALWAYS_EAGER)
 #: Assess each finished ranked game for fair play (docs/fairplay.md, *Detection*).
 FAIRPLAY_ASSESS = env.bool("FAIRPLAY_ASSESS", default=True)
 
