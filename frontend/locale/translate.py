@@ -125,9 +125,9 @@ T: dict[str, tuple] = {
     "Hint": ("Suggerimento", "Pista"),
     "Give up": ("Abbandona", "Abandonar"),
     "How to play": ("Come si gioca", "Cómo se juega"),
-    "Remove pairs of free cards that add up to 13 (10 with forty cards) by dragging one card onto the other. A king leaves alone: tap it. Tap the stock to draw; when it is empty, tap it to turn the waste over while redeals are left. Tapping two cards in turn does nothing.": (
-        "Togli coppie di carte libere che sommano 13 (10 con quaranta carte) trascinando una carta sull'altra. Il re se ne va da solo: toccalo. Tocca il tallone per pescare; quando è vuoto, toccalo per rigirare gli scarti finché restano rigiri. Toccare due carte in sequenza non produce niente.",
-        "Quita parejas de cartas libres que sumen 13 (10 con cuarenta cartas) arrastrando una carta sobre la otra. El rey se va solo: tócalo. Toca el mazo para robar; cuando esté vacío, tócalo para dar la vuelta al descarte mientras queden vueltas. Tocar dos cartas seguidas no hace nada.",
+    "Remove pairs of free cards that add up to 13 (10 with forty cards) by tapping one card and then the other, or by dragging one onto the other. A king leaves alone: tap it. Tap the stock to draw; when it is empty, tap it to turn the waste over while redeals are left.": (
+        "Togli coppie di carte libere che sommano 13 (10 con quaranta carte) toccando una carta e poi l'altra, o trascinando una carta sull'altra. Il re se ne va da solo: toccalo. Tocca il tallone per pescare; quando è vuoto, toccalo per rigirare gli scarti finché restano rigiri.",
+        "Quita parejas de cartas libres que sumen 13 (10 con cuarenta cartas) tocando una carta y luego la otra, o arrastrando una carta sobre la otra. El rey se va solo: tócalo. Toca el mazo para robar; cuando esté vacío, tócalo para dar la vuelta al descarte mientras queden vueltas.",
     ),
     "Keyboard: Tab to a card, Enter or Space to choose it, then Enter on its partner; Escape cancels; the arrow keys move between cards; D draws, R turns the waste over.": (
         "Tastiera: Tab fino a una carta, Invio o Spazio per sceglierla, poi Invio sulla compagna; Esc annulla; le frecce si spostano tra le carte; D pesca, R rigira gli scarti.",
@@ -243,7 +243,6 @@ T: dict[str, tuple] = {
         "La mossa non è stata fatta: il server è occupato, riprova tra qualche secondo.",
         "La jugada no se hizo: el servidor está ocupado, inténtalo de nuevo en unos segundos.",
     ),
-    "Drag a card onto its partner to pair them": ("Trascina una carta sulla compagna per accoppiarle", "Arrastra una carta sobre su pareja para emparejarlas"),
     "Selection cleared": ("Selezione annullata", "Selección anulada"),
     "%(card)s is not free": ("%(card)s non è libera", "%(card)s no está libre"),
     "%(card)s selected: now choose its partner": ("%(card)s scelta: ora scegli la compagna", "%(card)s elegida: ahora elige su pareja"),

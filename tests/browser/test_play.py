@@ -69,16 +69,37 @@ def test_a_refused_drop_snaps_back_and_shows_the_servers_reason(site: Any, page:
     assert page.locator(".play").get_attribute("data-confirmed") == "0"
 
 
-def test_tapping_two_cards_in_turn_does_nothing(site: Any, page: Any) -> None:
+def test_tapping_a_card_then_its_partner_pairs_them_and_a_second_tap_lets_the_choice_go(site: Any, page: Any) -> None:
     sign_up(page, site)
     start_ranked(page)
     line = winning_line("classic", CLASSIC_SEED)
     first_pair = next(move for move in line if "+" in move and "S" not in move)
+    a, b = first_pair.split("+")
+    card(page, a).click()
+    assert card(page, a).get_attribute("aria-pressed") == "true"
+    card(page, a).click()
+    assert card(page, a).get_attribute("aria-pressed") != "true"
+    card(page, a).click()
+    card(page, b).click()
+    wait_confirmed(page, 1)
+    assert card(page, a).count() == 0 and card(page, b).count() == 0
+
+
+def test_on_a_phone_a_tap_on_a_card_that_is_no_partner_says_why_and_lets_go(site: Any, new_context: Any) -> None:
+    page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True).new_page()
+    sign_up(page, site)
+    start_ranked(page)
+    # 7.1 and 7.2 (2♦ and 7♦) make 9, not 13
+    card(page, "7.1").tap()
+    card(page, "7.2").tap()
+    toast = page.locator(".play .toast")
+    toast.wait_for(state="visible")
+    assert toast.inner_text() == "Mossa non valida: 2♦ + 7♦ fa 9, non 13"
+    assert page.locator(".play .card[aria-pressed=true]").count() == 0
+    first_pair = next(move for move in winning_line("classic", CLASSIC_SEED) if "+" in move and "S" not in move)
     for ref in first_pair.split("+"):
-        card(page, ref).click()
-    page.wait_for_timeout(300)
-    assert page.locator(".play").get_attribute("data-confirmed") == "0"
-    assert all(card(page, ref).count() == 1 for ref in first_pair.split("+"))
+        card(page, ref).tap()
+    wait_confirmed(page, 1)
 
 
 def test_keyboard_only_play_of_several_moves(site: Any, page: Any) -> None:
