@@ -337,6 +337,14 @@ T: dict[str, tuple] = {
     "the face-down card": ("la carta coperta", "la carta boca abajo"),
     "level with par": ("pari al par", "igual al par"),
     "See the result": ("Vedi il risultato", "Ver el resultado"),
+    "Forty cards: the jack counts 8, the queen 9, the king 10. Pairs make 10; a king leaves alone.": (
+        "Quaranta carte: il fante vale 8, la donna 9, il re 10. Le coppie fanno 10; il re se ne va da solo.",
+        "Cuarenta cartas: la jota vale 8, la reina 9, el rey 10. Las parejas suman 10; el rey se va solo.",
+    ),
+    "You may draw only when nothing can be removed: until then the stock is dimmed, and a tap on it says why.": (
+        "Si pesca solo quando non si può togliere niente: fino ad allora il tallone è attenuato, e toccandolo si vede perché.",
+        "Solo se roba cuando no se puede quitar nada: hasta entonces el mazo está atenuado, y al tocarlo se ve por qué.",
+    ),
     "stopped": ("fermata", "detenida"),
     "ready": ("pronto", "listo"),
     "Start the race when everyone is here.": ("Avvia la gara quando ci sono tutti.", "Empieza la carrera cuando estén todos."),

@@ -309,3 +309,18 @@ def test_a_closed_result_can_be_brought_back_and_a_finished_game_offers_no_more_
     page.get_by_role("button", name="Vedi il risultato").click()
     dialog.wait_for(state="visible")
     assert dialog.locator(".title").inner_text() == "Hai abbandonato"
+
+
+def test_forty_says_what_its_court_cards_count_and_a_tap_on_the_waiting_stock_says_why(site: Any, new_context: Any) -> None:
+    page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True).new_page()
+    sign_up(page, site)
+    start_ranked(page, "forty")
+    assert "il fante vale 8, la donna 9, il re 10" in page.locator(".play .rules-note").inner_text()
+    # a pair lies on the table at the start: the stock waits, dimmed, but still answers a tap
+    stock = page.locator(".play .stock-pile")
+    assert "waiting" in (stock.get_attribute("class") or "") and stock.is_enabled()
+    stock.tap()
+    toast = page.locator(".play .toast")
+    toast.wait_for(state="visible")
+    assert toast.inner_text().startswith("Mossa non valida: puoi pescare solo quando non si può togliere nulla")
+    assert page.locator(".play").get_attribute("data-confirmed") == "0"
