@@ -125,6 +125,10 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
         page.wait_for_selector(".race .big-count:not([hidden])")
     for page in (host, friend):
         page.wait_for_selector("body[data-playing='1']", timeout=15_000)
+    # "Go!" goes without moving the board a player may already be dragging on
+    board_at_go = host.locator(".race .play .board").bounding_box()
+    host.wait_for_selector(".race .big-count", state="hidden")
+    assert host.locator(".race .play .board").bounding_box() == board_at_go
 
     host.click(".race .play .stock-pile")
     host.wait_for_selector(".race .play[data-confirmed='1']")
