@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -85,6 +86,17 @@ class LockSaid:
         if seconds:
             return forms.ValidationError(lock_message(seconds), code="locked")
         return super().get_invalid_login_error()  # type: ignore[misc]
+
+
+class EmailForm(forms.ModelForm):
+    """A player's e-mail address, where a password reset is sent."""
+
+    class Meta:
+        model = get_user_model()
+        fields = ("email",)
+        labels = {"email": _("E-mail")}
+        help_texts = {"email": _("A password reset link is sent here. Leave it empty and a forgotten password cannot be recovered.")}
+        widgets = {"email": forms.EmailInput(attrs={"autocomplete": "email"})}
 
 
 class SignInForm(LockSaid, AuthenticationForm):

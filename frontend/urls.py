@@ -1,5 +1,5 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, reverse_lazy
 from django.views.i18n import JavaScriptCatalog, set_language
 
 from . import views
@@ -17,6 +17,25 @@ urlpatterns = [
         auth_views.PasswordChangeView.as_view(template_name="frontend/form.html", success_url="/"),
         name="password",
     ),
+    path("password/reset/", views.PasswordResetRequest.as_view(), name="password-reset"),
+    path(
+        "password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="frontend/password_reset_sent.html"),
+        name="password-reset-sent",
+    ),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="frontend/password_reset_confirm.html", success_url=reverse_lazy("frontend:password-reset-done")
+        ),
+        name="password-reset-confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="frontend/password_reset_done.html"),
+        name="password-reset-done",
+    ),
+    path("profile/email/", views.email_change, name="email"),
     path("challenges/<int:challenge_id>/play/", views.ranked_start, name="ranked-start"),
     path("challenges/<int:challenge_id>/practice/", views.practice_start, name="practice-start"),
     path("challenges/<int:challenge_id>/room/", views.room, name="room"),

@@ -5,16 +5,18 @@ Play itself happens in the browser (static/frontend/js/), over the play socket a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -28,11 +30,13 @@ from games.engine import PRESETS
 from games.models import DailyChallenge, Game
 from leaderboard import selectors as board_selectors
 from leaderboard.boards import Board
+from piramide_site import limits
 from piramide_site.device import origin_of
 from piramide_site.errors import ServiceError
+from piramide_site.throttles import client_address
 
 from . import selectors
-from .forms import SignUpForm, display_name_taken_message
+from .forms import EmailForm, SignUpForm, display_name_taken_message
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -57,6 +61,51 @@ def signup(request: HttpRequest) -> HttpResponse:
             login(request, user, backend="accounts.backends.LockoutModelBackend")
             return redirect("frontend:home")
     return render(request, "frontend/signup.html", {"form": form})
+
+
+# ----------------------------------------------------------------- account recovery
+
+
+class PasswordResetRequest(auth_views.PasswordResetView):
+    """Django's reset by e-mail, limited per address and per e-mail address before any mail is
+    sent, so nobody can fill a player's inbox; the page says the same whether or not an account
+    has that address."""
+
+    template_name = "frontend/password_reset.html"
+    email_template_name = "frontend/email/password_reset.txt"
+    subject_template_name = "frontend/email/password_reset_subject.txt"
+    success_url = reverse_lazy("frontend:password-reset-sent")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        email = form.cleaned_data["email"].strip().lower()
+        verdict = limits.hits(
+            [limits.key("reset", "ip", client_address(self.request)), limits.key("reset", "email", email)],
+            [limits.Rate.parse(settings.PASSWORD_RESETS_PER_IP), limits.Rate.parse(settings.PASSWORD_RESETS_PER_EMAIL)],
+        )
+        if not verdict.allowed:
+            minutes = max(1, math.ceil(verdict.retry_after / 60))
+            form.add_error(
+                None,
+                ngettext(
+                    "Too many reset requests: try again in %(minutes)s minute.",
+                    "Too many reset requests: try again in %(minutes)s minutes.",
+                    minutes,
+                )
+                % {"minutes": minutes},
+            )
+            return self.form_invalid(form)
+        return super().form_valid(form)
+
+
+@login_required
+def email_change(request: HttpRequest) -> HttpResponse:
+    """The address a password reset is sent to; empty leaves the account without recovery."""
+    form = EmailForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, _("Your e-mail address is saved."))
+        return redirect("frontend:profile")
+    return render(request, "frontend/form.html", {"form": form, "title": _("E-mail for account recovery")})
 
 
 # ----------------------------------------------------------------- play

@@ -337,6 +337,53 @@ T: dict[str, tuple] = {
     "the face-down card": ("la carta coperta", "la carta boca abajo"),
     "level with par": ("pari al par", "igual al par"),
     "See the result": ("Vedi il risultato", "Ver el resultado"),
+    "Too many reset requests: try again in %(minutes)s minute.": (
+        ("Troppe richieste di reimpostazione: riprova tra %(minutes)s minuto.", "Troppe richieste di reimpostazione: riprova tra %(minutes)s minuti."),
+        ("Demasiadas solicitudes de restablecimiento: vuelve a intentarlo en %(minutes)s minuto.", "Demasiadas solicitudes de restablecimiento: vuelve a intentarlo en %(minutes)s minutos."),
+    ),
+    "Your e-mail address is saved.": ("Il tuo indirizzo e-mail è salvato.", "Tu dirección de correo está guardada."),
+    "E-mail for account recovery": ("E-mail per recuperare l'account", "Correo para recuperar la cuenta"),
+    "E-mail": ("E-mail", "Correo electrónico"),
+    "A password reset link is sent here. Leave it empty and a forgotten password cannot be recovered.": (
+        "Qui arriva il link per reimpostare la password. Se lo lasci vuoto, una password dimenticata non si può recuperare.",
+        "Aquí llega el enlace para restablecer la contraseña. Si lo dejas vacío, una contraseña olvidada no se puede recuperar.",
+    ),
+    "Forgotten password": ("Password dimenticata", "Contraseña olvidada"),
+    "Give the e-mail address of your account: a link to choose a new password is sent there.": (
+        "Scrivi l'indirizzo e-mail del tuo account: lì arriva un link per scegliere una nuova password.",
+        "Escribe la dirección de correo de tu cuenta: allí llega un enlace para elegir una contraseña nueva.",
+    ),
+    "Send the link": ("Invia il link", "Enviar el enlace"),
+    "No e-mail address on your account? Then the password cannot be recovered: make a new account, and add an address on your profile.": (
+        "Nessun indirizzo e-mail sul tuo account? Allora la password non si può recuperare: crea un nuovo account e aggiungi un indirizzo nel profilo.",
+        "¿Tu cuenta no tiene dirección de correo? Entonces la contraseña no se puede recuperar: crea una cuenta nueva y añade una dirección en tu perfil.",
+    ),
+    "Check your e-mail": ("Controlla la tua e-mail", "Revisa tu correo"),
+    "If an account has that address, a link to choose a new password is on its way. It works once, for three days. Nothing there? Look in the spam folder.": (
+        "Se un account ha quell'indirizzo, un link per scegliere una nuova password è in arrivo. Funziona una volta, per tre giorni. Non arriva niente? Guarda nella posta indesiderata.",
+        "Si una cuenta tiene esa dirección, va de camino un enlace para elegir una contraseña nueva. Funciona una vez, durante tres días. ¿No llega nada? Mira en la carpeta de spam.",
+    ),
+    "New password": ("Nuova password", "Contraseña nueva"),
+    "This link has been used already or is too old.": ("Questo link è già stato usato o è troppo vecchio.", "Este enlace ya se usó o es demasiado antiguo."),
+    "Ask for a new one": ("Chiedine uno nuovo", "Pide uno nuevo"),
+    "Your password is changed": ("La tua password è cambiata", "Tu contraseña ha cambiado"),
+    "Sign in with the new one. Anywhere you were still signed in with the old one, you are signed out.": (
+        "Accedi con quella nuova. Dove eri ancora dentro con la vecchia, sei uscito.",
+        "Inicia sesión con la nueva. Donde seguías dentro con la antigua, se ha cerrado la sesión.",
+    ),
+    "Piramide: choose a new password": ("Piramide: scegli una nuova password", "Piramide: elige una contraseña nueva"),
+    "Hello %(name)s,\n\nsomeone (you, we hope) asked to choose a new password for your Piramide account. Open this link to do it:": (
+        "Ciao %(name)s,\n\nqualcuno (tu, speriamo) ha chiesto di scegliere una nuova password per il tuo account Piramide. Apri questo link per farlo:",
+        "Hola %(name)s:\n\nalguien (tú, esperamos) ha pedido elegir una contraseña nueva para tu cuenta de Piramide. Abre este enlace para hacerlo:",
+    ),
+    "Your username is %(username)s. The link works once, for three days. If you did not ask, do nothing: your password stays as it is.": (
+        "Il tuo nome utente è %(username)s. Il link funziona una volta, per tre giorni. Se non l'hai chiesto tu, non fare niente: la tua password resta com'è.",
+        "Tu nombre de usuario es %(username)s. El enlace funciona una vez, durante tres días. Si no lo pediste tú, no hagas nada: tu contraseña sigue igual.",
+    ),
+    "Forgotten your password?": ("Password dimenticata?", "¿Olvidaste tu contraseña?"),
+    "Account": ("Account", "Cuenta"),
+    "none: a forgotten password cannot be recovered": ("nessuno: una password dimenticata non si può recuperare", "ninguno: una contraseña olvidada no se puede recuperar"),
+    "change": ("cambia", "cambiar"),
     "Forty cards: the jack counts 8, the queen 9, the king 10. Pairs make 10; a king leaves alone.": (
         "Quaranta carte: il fante vale 8, la donna 9, il re 10. Le coppie fanno 10; il re se ne va da solo.",
         "Cuarenta cartas: la jota vale 8, la reina 9, el rey 10. Las parejas suman 10; el rey se va solo.",
@@ -481,7 +528,9 @@ def fill(path: Path, index: int) -> list[str]:
         key = _text(msgid)
         if not key:
             return match.group(0)
-        comments = comments.replace("#, fuzzy\n", "")
+        # a guess of msgmerge's (fuzzy, with the msgid it guessed from) is replaced by the table's text
+        comments = re.sub(r"^#\| .*\n", "", comments, flags=re.MULTILINE)
+        comments = re.sub(r"^#, fuzzy(?:\n|, )", lambda m: "" if m.group(0).endswith("\n") else "#, ", comments, flags=re.MULTILINE)
         if key not in T:
             missing.append(key)
             return match.group(0)

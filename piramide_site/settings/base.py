@@ -204,6 +204,9 @@ SESSION_SERIALIZER = "accounts.sessions.SessionSerializer"
 #: socket's handshake reads its session without a query, and a flushed cache falls back to the table.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
 #: Failed sign-ins before a username (or an address) is refused until its window ends.
+#: Password reset e-mails asked for, per address and per e-mail address (frontend/views.py).
+PASSWORD_RESETS_PER_IP = env("PASSWORD_RESETS_PER_IP", default="10/hour")
+PASSWORD_RESETS_PER_EMAIL = env("PASSWORD_RESETS_PER_EMAIL", default="3/hour")
 SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
 SIGNIN_FAILURES_PER_IP = env("SIGNIN_FAILURES_PER_IP", default="50/15min")
 #: How many players one account may follow: a following board stays a page, not a second main board.
@@ -340,6 +343,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute=12),
     },
 }
+
+# ----------------------------------------------------------------- e-mail
+
+# Where password resets are sent from: EMAIL_URL, e.g. smtp+tls://user:password@smtp.example.org:587
+# (django-environ's syntax); by default mail is written to the web process's console.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Piramide <noreply@localhost>")
 
 # ----------------------------------------------------------------- REST API
 
