@@ -203,9 +203,14 @@ SESSION_SERIALIZER = "accounts.sessions.SessionSerializer"
 #: With Redis, sessions are read from the cache and written through to Postgres: a request or a
 #: socket's handshake reads its session without a query, and a flushed cache falls back to the table.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
-#: Failed sign-ins before a username (or an address) is refused until its window ends.
-SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
+#: Sign-in limits (accounts/signin.py): failures of one username from one address (or on one
+#: device it signed in from before) and from one address are refused until the window ends; a
+#: username alone is never refused, only delayed: after SIGNIN_FAILURES_PER_USER, each attempt
+#: waits 1 s more, doubling, up to SIGNIN_USER_DELAY_MAX seconds.
+SIGNIN_FAILURES_PER_USER_IP = env("SIGNIN_FAILURES_PER_USER_IP", default="5/15min")
 SIGNIN_FAILURES_PER_IP = env("SIGNIN_FAILURES_PER_IP", default="50/15min")
+SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
+SIGNIN_USER_DELAY_MAX = env.float("SIGNIN_USER_DELAY_MAX", default=30.0)
 #: How many players one account may follow: a following board stays a page, not a second main board.
 FOLLOWS_PER_USER = env.int("FOLLOWS_PER_USER", default=500)
 
