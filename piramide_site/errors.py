@@ -190,6 +190,10 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if _database_down():
         return unavailable(request)
     if request.path.startswith("/api/"):
-        body = {"error": "server_error", "message": "something went wrong on our side; it has been logged"}
+        body = {
+            "error": "server_error",
+            "message": "something went wrong on our side; it has been logged",
+            "request_id": getattr(request, "request_id", None),  # what to quote to us
+        }
         return JsonResponse(body, status=500)
     return defaults.server_error(request)

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "piramide_site.observability.RequestIdMiddleware",  # first: every response carries its X-Request-ID
     "django.middleware.security.SecurityMiddleware",
     "piramide_site.headers.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -383,9 +384,27 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# ----------------------------------------------------------------- errors and logs (piramide_site/observability.py)
+
+#: Each line shows the id of the request, socket or task it was logged for; an unhandled error is
+#: one JSON line on ``piramide.errors`` (Django's own multi-line copy of it is dropped).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "request_id": {"()": "piramide_site.observability.RequestIdFilter"},
+        "reported_once": {"()": "piramide_site.observability.ReportedOnce"},
+    },
+    "formatters": {"line": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["request_id", "reported_once"]}
+    },
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
 }
+CELERY_WORKER_LOG_FORMAT = "[%(asctime)s: %(levelname)s/%(processName)s] [%(request_id)s] %(message)s"
+#: Unhandled errors go to Sentry only when this is set (none is sent otherwise).
+SENTRY_DSN = env("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    from piramide_site.observability import sentry_init
+
+    sentry_init(SENTRY_DSN, environment=env("SENTRY_ENVIRONMENT", default=""), release=env("SENTRY_RELEASE", default=""))
