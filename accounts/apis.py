@@ -19,9 +19,9 @@ from piramide_site.inputs import StrictSerializer, require_no_body
 
 from . import selectors
 from .backends import refusal_of
-from .signin import Refusal
 from .models import Follow, User
 from .services import follow_create, follow_delete, user_create, user_follow_token_reset, user_password_change
+from .signin import Refusal
 
 
 class UserOutputSerializer(serializers.ModelSerializer):

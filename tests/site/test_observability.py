@@ -32,9 +32,10 @@ def console() -> Iterator[io.StringIO]:
     """What the site's own log handler (settings.LOGGING's console) writes, as it writes it."""
     handler = next(h for h in logging.getLogger().handlers if getattr(h, "name", "") == "console")
     out = io.StringIO()
-    previous = handler.setStream(out)  # type: ignore[attr-defined]
+    # swapped, not setStream(): that flushes the old stream, which an earlier test's capture may have closed
+    previous, handler.stream = handler.stream, out  # type: ignore[attr-defined]
     yield out
-    handler.setStream(previous)  # type: ignore[attr-defined]
+    handler.stream = previous  # type: ignore[attr-defined]
 
 
 @pytest.mark.urls("tests.site.failing_urls")
