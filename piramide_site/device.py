@@ -4,7 +4,7 @@ Fair play links accounts that play the same deal from one browser (docs/fairplay
 *Detection*); the cookie says nothing else and is never shown on a page.
 
 A second signed cookie, ``piramide_signedin``, says which accounts signed in successfully in this
-browser before (a keyed hash of each username, the last few): on such a device the sign-in limits
+browser before (a keyed hash of each username with the device id, the last few): on such a device the sign-in limits
 count only that device's own failures, so nobody elsewhere can keep its owner out
 (accounts/signin.py).
 """
@@ -66,8 +66,10 @@ def _read(request: HttpRequest) -> str:
     return value if len(value) == 32 and all(c in "0123456789abcdef" for c in value) else ""
 
 
-def _account_tag(name: str) -> str:
-    return salted_hmac(SIGNED_IN_SALT, name).hexdigest()[:20]
+def _account_tag(name: str, device: str) -> str:
+    # Bound to the device id too: the cookie copied beside another device cookie (or none, which
+    # would mint a fresh device and a fresh count) vouches for nothing.
+    return salted_hmac(SIGNED_IN_SALT, f"{device}:{name}").hexdigest()[:20]
 
 
 def _signed_in_tags(request: Any) -> list[str]:
@@ -86,14 +88,16 @@ def _signed_in_tags(request: Any) -> list[str]:
 
 def signed_in_before(request: Any, name: str) -> bool:
     """Whether this browser signed in as ``name`` (a lower-case username) before."""
-    return request is not None and bool(device_of(request)) and _account_tag(name) in _signed_in_tags(request)
+    device = device_of(request) if request is not None else ""
+    return bool(device) and _account_tag(name, device) in _signed_in_tags(request)
 
 
 def remember_signin(request: Any, name: str) -> None:
     """Remember in this browser that it signed in as ``name``; the middleware writes the cookie."""
-    if request is None:
+    device = device_of(request) if request is not None else ""
+    if not device:
         return
-    tag = _account_tag(name)
+    tag = _account_tag(name, device)
     request._signed_in_tags = [tag, *(t for t in _signed_in_tags(request) if t != tag)][:SIGNED_IN_KEEP]
     request._signed_in_changed = True
 

@@ -96,6 +96,18 @@ def test_the_device_cookie_is_for_its_own_account_only():
     assert sign_in(forged, "alice", PASSWORD).status_code == 429
 
 
+def test_the_signed_in_cookie_vouches_only_beside_its_own_device_cookie():
+    make_player("alice")
+    laptop = api("10.1.1.1")
+    assert sign_in(laptop, "alice", PASSWORD).status_code == 200
+    copied = api("10.66.9.8")  # a device cookie of its own, the laptop's signed-in cookie copied
+    copied.cookies[SIGNED_IN_COOKIE] = laptop.cookies[SIGNED_IN_COOKIE].value
+    for _ in range(5):
+        assert sign_in(copied, "alice", "guess").status_code == 400
+    refused = sign_in(copied, "alice", "guess")
+    assert refused.status_code == 429 and refused.json()["limit"] == "user_address"
+
+
 def test_a_known_device_counts_only_its_own_failures():
     make_player("alice")
     phone = api("10.1.1.1")
