@@ -18,9 +18,10 @@ from piramide_site.errors import BadRequest
 from piramide_site.inputs import StrictSerializer, require_no_body
 
 from . import selectors
-from .backends import signin_locked_for
+from .backends import refusal_of
 from .models import Follow, User
 from .services import follow_create, follow_delete, user_create, user_follow_token_reset, user_password_change
+from .signin import Refusal
 
 
 class UserOutputSerializer(serializers.ModelSerializer):
@@ -68,19 +69,40 @@ class SignInApi(APIView):
 
     @extend_schema(request=SignInInputSerializer, responses={200: UserOutputSerializer})
     def post(self, request: Request) -> Response:
-        """Sign in; after repeated failures for a username or from an address: 429 until the lock ends."""
+        """Sign in.  Too many failures of this name from this address, or from this address, are
+        429 until the window ends; many failures of this name alone only delay the next attempt
+        (429 for at most ``SIGNIN_USER_DELAY_MAX`` seconds), never from a device or an address
+        that signed in as it before (accounts/signin.py)."""
         data = self.SignInInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        wait = signin_locked_for(data.validated_data["username"], request._request)
-        if wait:
-            raise exceptions.Throttled(wait, detail="too many failed sign-ins")
         user = authenticate(request._request, **data.validated_data)
-        if user is None and getattr(request._request, "signin_lock_seconds", None):
-            raise exceptions.Throttled(request._request.signin_lock_seconds, detail="too many failed sign-ins")
+        refusal = refusal_of(request._request)
+        if user is None and refusal is not None:
+            raise SignInRefused(refusal)
         if user is None:
             raise BadRequest("wrong username or password")
         login(request._request, user)
         return Response(UserOutputSerializer(user).data)
+
+
+class SignInRefused(exceptions.Throttled):
+    """A 429 that says which sign-in limit refused the attempt (``limit``), and for the name's
+    delay how long it can be at most (``max_delay``)."""
+
+    MESSAGES = {
+        "delay": "many failed sign-ins for this username: each attempt waits a little longer, at most {max:g} s",
+        "user_address": "too many failed sign-ins for this username from this address",
+        "device": "too many failed sign-ins for this username on this device",
+        "address": "too many failed sign-ins from this address",
+    }
+
+    def __init__(self, refusal: Refusal) -> None:
+        longest = settings.SIGNIN_USER_DELAY_MAX
+        self.said = self.MESSAGES[refusal.kind].format(max=longest)
+        super().__init__(refusal.seconds, detail=self.said)
+        self.extra: dict[str, object] = {"limit": refusal.kind}
+        if refusal.kind == "delay":
+            self.extra["max_delay"] = longest
 
 
 class SignOutApi(APIView):

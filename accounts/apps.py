@@ -1,5 +1,20 @@
+from typing import Any
+
 from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
     name = "accounts"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
+
+        user_logged_in.connect(_remember_signin, dispatch_uid="accounts.remember_signin")
+
+
+def _remember_signin(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    # Every login() passes here, sign-up's included, whichever way in (API, site, admin).
+    from .signin import signin_remember
+
+    if request is not None:
+        signin_remember(user.get_username(), request)

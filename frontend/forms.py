@@ -6,13 +6,15 @@ import math
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from accounts.backends import signin_locked_for
+from accounts.backends import refusal_of
+from accounts.signin import Refusal, signin_refused_next
 from accounts.names import display_name_normalize
 
 #: accounts/names.py's refusals, in the player's language.
@@ -67,24 +69,37 @@ def lock_message(seconds: float) -> str:
     ) % {"minutes": minutes}
 
 
-class LockSaid:
-    """For a sign-in form: when the username or the address is locked (accounts/backends.py), it
-    says so and for how long, instead of "wrong username or password".
+def delay_message(seconds: float, longest: float) -> str:
+    wait = max(1, math.ceil(seconds))
+    return ngettext(
+        "Many failed sign-ins for this username: try again in %(seconds)s second (the wait is never longer than %(longest)s seconds).",
+        "Many failed sign-ins for this username: try again in %(seconds)s seconds (the wait is never longer than %(longest)s seconds).",
+        wait,
+    ) % {"seconds": wait, "longest": math.ceil(longest)}
 
-    The lock is said for unknown usernames alike, so it tells no one which accounts exist."""
+
+def refusal_message(refusal: Refusal) -> str:
+    if refusal.kind == "delay":
+        return delay_message(refusal.seconds, settings.SIGNIN_USER_DELAY_MAX)
+    return lock_message(refusal.seconds)
+
+
+class LockSaid:
+    """For a sign-in form: when the sign-in limits refuse (accounts/signin.py), it says so and for
+    how long, instead of "wrong username or password".
+
+    The refusal is said for unknown usernames alike, so it tells no one which accounts exist."""
 
     request: Any
     cleaned_data: dict[str, Any]
 
     def get_invalid_login_error(self) -> forms.ValidationError:
         assert self.request is not None
-        # Set by the backend when it refused to check the password; otherwise this failure may
-        # just have reached the limit.
-        seconds = getattr(self.request, "signin_lock_seconds", None) or signin_locked_for(
-            self.cleaned_data.get("username") or "", self.request
-        )
-        if seconds:
-            return forms.ValidationError(lock_message(seconds), code="locked")
+        # Left by the backend when it refused to check the password; otherwise this failure may
+        # just have reached a limit.
+        refusal = refusal_of(self.request) or signin_refused_next(self.cleaned_data.get("username") or "", self.request)
+        if refusal is not None:
+            return forms.ValidationError(refusal_message(refusal), code="locked")
         return super().get_invalid_login_error()  # type: ignore[misc]
 
 

@@ -23,18 +23,22 @@ from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
 
 from . import collector  # noqa: E402
+from .observability import ObservedApplication  # noqa: E402
 from .socket_auth import SessionAuthStack  # noqa: E402
 from .socket_limits import SocketLimitMiddleware  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # the daily program kept where no beat runs (games/program.py)
-        "lifespan": lifespan,
-        "websocket": AllowedHostsOriginValidator(
-            SessionAuthStack(SocketLimitMiddleware(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns])))
-        ),
-    }
+# Around everything: each socket's id and unhandled errors, Sentry's asyncio integration (observability.py).
+application = ObservedApplication(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # the daily program kept where no beat runs (games/program.py)
+            "lifespan": lifespan,
+            "websocket": AllowedHostsOriginValidator(
+                SessionAuthStack(SocketLimitMiddleware(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns])))
+            ),
+        }
+    )
 )
 
 # Everything is loaded: out of the garbage collector's sight for the process's life.

@@ -15,7 +15,9 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import after_setup_logger, task_failure, task_postrun, task_prerun, worker_process_init
+
+from piramide_site import observability
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 
@@ -27,6 +29,12 @@ DEFAULT_RESTORE_SWEEP_SECONDS = 100
 app = Celery("piramide_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Each task's lines carry its id, and its unhandled error one structured line (observability.py).
+task_prerun.connect(observability.task_started, weak=False)
+task_postrun.connect(observability.task_ended, weak=False)
+task_failure.connect(observability.task_failed, weak=False)
+after_setup_logger.connect(observability.add_request_ids, weak=False)
 
 
 def visibility_timeout_from_env(value: str | None, options: dict[str, object]) -> dict[str, object]:

@@ -2,6 +2,11 @@
 
 Fair play links accounts that play the same deal from one browser (docs/fairplay.md,
 *Detection*); the cookie says nothing else and is never shown on a page.
+
+A second signed cookie, ``piramide_signedin``, says which accounts signed in successfully in this
+browser before (a keyed hash of each username with the device id, the last few): on such a device the sign-in limits
+count only that device's own failures, so nobody elsewhere can keep its owner out
+(accounts/signin.py).
 """
 
 from __future__ import annotations
@@ -13,11 +18,17 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.signing import BadSignature
+from django.utils.crypto import salted_hmac
 from django.http import HttpRequest, HttpResponse
 
 COOKIE = "piramide_device"
 SALT = "piramide.device"
 MAX_AGE = 2 * 365 * 24 * 3600
+
+SIGNED_IN_COOKIE = "piramide_signedin"
+SIGNED_IN_SALT = "piramide.signedin"
+#: Accounts a browser is remembered for, the most recent first.
+SIGNED_IN_KEEP = 5
 
 
 class Origin(NamedTuple):
@@ -55,6 +66,42 @@ def _read(request: HttpRequest) -> str:
     return value if len(value) == 32 and all(c in "0123456789abcdef" for c in value) else ""
 
 
+def _account_tag(name: str, device: str) -> str:
+    # Bound to the device id too: the cookie copied beside another device cookie (or none, which
+    # would mint a fresh device and a fresh count) vouches for nothing.
+    return salted_hmac(SIGNED_IN_SALT, f"{device}:{name}").hexdigest()[:20]
+
+
+def _signed_in_tags(request: Any) -> list[str]:
+    cached = getattr(request, "_signed_in_tags", None)
+    if cached is not None:
+        return list(cached)
+    try:
+        value = request.get_signed_cookie(SIGNED_IN_COOKIE, salt=SIGNED_IN_SALT, max_age=MAX_AGE)
+    except (KeyError, BadSignature, AttributeError):
+        value = ""
+    tags = [tag for tag in value.split(".") if len(tag) == 20][:SIGNED_IN_KEEP]
+    if request is not None:
+        request._signed_in_tags = tags
+    return tags
+
+
+def signed_in_before(request: Any, name: str) -> bool:
+    """Whether this browser signed in as ``name`` (a lower-case username) before."""
+    device = device_of(request) if request is not None else ""
+    return bool(device) and _account_tag(name, device) in _signed_in_tags(request)
+
+
+def remember_signin(request: Any, name: str) -> None:
+    """Remember in this browser that it signed in as ``name``; the middleware writes the cookie."""
+    device = device_of(request) if request is not None else ""
+    if not device:
+        return
+    tag = _account_tag(name, device)
+    request._signed_in_tags = [tag, *(t for t in _signed_in_tags(request) if t != tag)][:SIGNED_IN_KEEP]
+    request._signed_in_changed = True
+
+
 class DeviceCookieMiddleware:
     """Reads the device cookie into ``request.device``, and gives a browser without one a new one."""
 
@@ -71,6 +118,16 @@ class DeviceCookieMiddleware:
                 COOKIE,
                 request.device,  # type: ignore[attr-defined]
                 salt=SALT,
+                max_age=MAX_AGE,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        if getattr(request, "_signed_in_changed", False):
+            response.set_signed_cookie(
+                SIGNED_IN_COOKIE,
+                ".".join(request._signed_in_tags),  # type: ignore[attr-defined]
+                salt=SIGNED_IN_SALT,
                 max_age=MAX_AGE,
                 secure=settings.SESSION_COOKIE_SECURE,
                 httponly=True,

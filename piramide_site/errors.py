@@ -111,8 +111,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body: dict[str, Any] = {"error": "invalid", "message": "; ".join(_flatten(exc.detail)), "fields": exc.detail}
     elif isinstance(exc, exceptions.Throttled):
         wait = exc.wait
-        text = "too many requests" + (f": try again in {int(wait) + 1} s" if wait is not None else "")
-        body = {"error": "throttled", "message": text, "retry_after": wait}
+        extra = getattr(exc, "extra", None) or {}
+        said = getattr(exc, "said", None) or "too many requests"  # a refusal may say which limit
+        text = said + (f": try again in {int(wait) + 1} s" if wait is not None else "")
+        body = {"error": "throttled", "message": text, "retry_after": wait, **extra}
     elif isinstance(exc, exceptions.APIException):
         body = {"error": exc.default_code, "message": " ".join(_flatten(exc.detail))}
     else:  # pragma: no cover - DRF only handles APIException, Http404 and PermissionDenied
@@ -188,6 +190,10 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if _database_down():
         return unavailable(request)
     if request.path.startswith("/api/"):
-        body = {"error": "server_error", "message": "something went wrong on our side; it has been logged"}
+        body = {
+            "error": "server_error",
+            "message": "something went wrong on our side; it has been logged",
+            "request_id": getattr(request, "request_id", None),  # what to quote to us
+        }
         return JsonResponse(body, status=500)
     return defaults.server_error(request)

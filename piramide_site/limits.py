@@ -110,6 +110,23 @@ for i = 1, #counts do answers[#answers + 1] = counts[i] end
 return answers
 """
 
+#: A growing delay between attempts: KEYS[1] the attempts counted in a window, KEYS[2] set while
+#: the next attempt must wait.  ARGV[1] the window in ms, ARGV[2] attempts before any delay,
+#: ARGV[3] the first delay in ms (doubled by each attempt after it), ARGV[4] the longest delay in
+#: ms.  Returns {0, ms still to wait} while waiting (nothing counted), else {1, the attempt's count}.
+DELAY = """
+local wait = redis.call('PTTL', KEYS[2])
+if wait > 0 then return {0, wait} end
+local count = redis.call('INCR', KEYS[1])
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local over = count - tonumber(ARGV[2])
+if over > 0 then
+  local delay = math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(over - 1, 40))
+  redis.call('SET', KEYS[2], '1', 'PX', math.floor(delay))
+end
+return {1, count}
+"""
+
 UNDO = """
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 0 then redis.call('DECR', KEYS[1]) end
@@ -194,6 +211,25 @@ class MemoryStore:
             if key in self.windows and self.windows[key][0] > 0:
                 count, ends = self.windows[key]
                 self.windows[key] = (count - 1, ends)
+
+    def delay(self, counter: str, gate: str, window: float, free: int, first: float, longest: float) -> float:
+        now = time.monotonic()
+        with self.lock:
+            _, opens = self.windows.get(gate, (0, now))
+            if opens > now:
+                return opens - now
+            count, ends = self.windows.get(counter, (0, now + window))
+            if ends <= now:
+                count, ends = 0, now + window
+            count += 1
+            self.windows[counter] = (count, ends)
+            if count > free:
+                self.windows[gate] = (1, now + min(longest, first * 2 ** min(count - free - 1, 40)))
+            return 0.0
+
+    def mark(self, key: str, seconds: float) -> None:
+        with self.lock:
+            self.windows[key] = (1, time.monotonic() + seconds)
 
     def acquire(self, keys: list[str], caps: list[int], member: str) -> int:
         now = time.monotonic()
@@ -317,6 +353,38 @@ def reset(name: str) -> None:
         except redis.RedisError as error:
             _warn(error)
     memory.reset(name)
+
+
+def delay(counter: str, gate: str, *, window: float, free: int, first: float, longest: float) -> float:
+    """One attempt on a growing delay: 0 when it may go now (and it is counted), else the seconds
+    it must still wait (and nothing is counted).  The first ``free`` attempts of a window of
+    ``window`` seconds go at once; each one after them makes the next wait ``first`` seconds,
+    doubled at each, never more than ``longest``."""
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            go, value = client.eval(DELAY, 2, counter, gate, int(window * 1000), free, int(first * 1000), int(longest * 1000))
+        except redis.RedisError as error:
+            _warn(error)
+        else:
+            return 0.0 if int(go) else max(int(value), 1) / 1000
+    return memory.delay(counter, gate, window, free, first, longest)
+
+
+def mark(name: str, seconds: float) -> None:
+    """Remember ``name`` for ``seconds`` (from now, again at each mark); ``peek`` counts it as 1."""
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            client.set(name, 1, px=int(seconds * 1000))
+            return
+        except redis.RedisError as error:
+            _warn(error)
+    memory.mark(name, seconds)
 
 
 def hits(names: list[str], rates: list[Rate]) -> Verdict:

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from tests.ci import missing
+
 ROOT = Path(__file__).resolve().parent.parent
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 SERVER_FIXTURES = {"postgres", "redis_url", "redis_ranks", "_worker_process", "celery_worker"}
@@ -47,13 +48,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if name:
         for leftover in (f"{name}-wal", f"{name}-shm"):
             Path(leftover).unlink(missing_ok=True)
-
-
-def missing(reason: str) -> None:
-    """Skip (or, in CI, fail) a test whose server is not there."""
-    if IN_CI:
-        pytest.fail(f"CI needs this: {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.fixture

@@ -51,6 +51,16 @@ T: dict[str, tuple] = {
         "Il seme che distribuisce le carte di questa sfida è stato estratto quando è stata programmata e resta segreto finché la giornata non è finita, insieme a un sale casuale che entra nell'hash con esso, così nessuno può ricavare il seme dall'impegno. Allora sono pubblicati entrambi qui, con il modo di verificare che il loro SHA-256 è questo impegno: la smazzata non può essere stata cambiata nel frattempo.",
         "La semilla que reparte este desafío se sorteó al programarlo y sigue secreta hasta que termina el día, junto con una sal aleatoria que entra en el hash con ella, para que nadie pueda deducir la semilla del compromiso. Entonces se publican las dos aquí, con cómo comprobar que su SHA-256 es este compromiso: el reparto no puede haberse cambiado por el camino.",
     ),
+    "Many failed sign-ins for this username: try again in %(seconds)s second (the wait is never longer than %(longest)s seconds).": (
+        (
+            "Molti accessi non riusciti per questo nome utente: riprova tra %(seconds)s secondo (l'attesa non supera mai %(longest)s secondi).",
+            "Molti accessi non riusciti per questo nome utente: riprova tra %(seconds)s secondi (l'attesa non supera mai %(longest)s secondi).",
+        ),
+        (
+            "Muchos intentos de acceso fallidos para este nombre de usuario: vuelve a intentarlo en %(seconds)s segundo (la espera nunca pasa de %(longest)s segundos).",
+            "Muchos intentos de acceso fallidos para este nombre de usuario: vuelve a intentarlo en %(seconds)s segundos (la espera nunca pasa de %(longest)s segundos).",
+        ),
+    ),
     "Too many failed sign-ins: try again in %(minutes)s minute.": (
         ("Troppi accessi non riusciti: riprova tra %(minutes)s minuto.", "Troppi accessi non riusciti: riprova tra %(minutes)s minuti."),
         (

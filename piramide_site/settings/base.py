@@ -41,6 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "piramide_site.observability.RequestIdMiddleware",  # first: every response carries its X-Request-ID
     "django.middleware.security.SecurityMiddleware",
     "piramide_site.headers.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -203,12 +204,17 @@ SESSION_SERIALIZER = "accounts.sessions.SessionSerializer"
 #: With Redis, sessions are read from the cache and written through to Postgres: a request or a
 #: socket's handshake reads its session without a query, and a flushed cache falls back to the table.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
-#: Failed sign-ins before a username (or an address) is refused until its window ends.
 #: Password reset e-mails asked for, per address and per e-mail address (frontend/views.py).
 PASSWORD_RESETS_PER_IP = env("PASSWORD_RESETS_PER_IP", default="10/hour")
 PASSWORD_RESETS_PER_EMAIL = env("PASSWORD_RESETS_PER_EMAIL", default="3/hour")
-SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
+#: Sign-in limits (accounts/signin.py): failures of one username from one address (or on one
+#: device it signed in from before) and from one address are refused until the window ends; a
+#: username alone is never refused, only delayed: after SIGNIN_FAILURES_PER_USER, each attempt
+#: waits 1 s more, doubling, up to SIGNIN_USER_DELAY_MAX seconds.
+SIGNIN_FAILURES_PER_USER_IP = env("SIGNIN_FAILURES_PER_USER_IP", default="5/15min")
 SIGNIN_FAILURES_PER_IP = env("SIGNIN_FAILURES_PER_IP", default="50/15min")
+SIGNIN_FAILURES_PER_USER = env("SIGNIN_FAILURES_PER_USER", default="5/15min")
+SIGNIN_USER_DELAY_MAX = env.float("SIGNIN_USER_DELAY_MAX", default=30.0)
 #: How many players one account may follow: a following board stays a page, not a second main board.
 FOLLOWS_PER_USER = env.int("FOLLOWS_PER_USER", default=500)
 
@@ -388,9 +394,27 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# ----------------------------------------------------------------- errors and logs (piramide_site/observability.py)
+
+#: Each line shows the id of the request, socket or task it was logged for; an unhandled error is
+#: one JSON line on ``piramide.errors`` (Django's own multi-line copy of it is dropped).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "request_id": {"()": "piramide_site.observability.RequestIdFilter"},
+        "reported_once": {"()": "piramide_site.observability.ReportedOnce"},
+    },
+    "formatters": {"line": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["request_id", "reported_once"]}
+    },
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
 }
+CELERY_WORKER_LOG_FORMAT = "[%(asctime)s: %(levelname)s/%(processName)s] [%(request_id)s] %(message)s"
+#: Unhandled errors go to Sentry only when this is set (none is sent otherwise).
+SENTRY_DSN = env("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    from piramide_site.observability import sentry_init
+
+    sentry_init(SENTRY_DSN, environment=env("SENTRY_ENVIRONMENT", default=""), release=env("SENTRY_RELEASE", default=""))

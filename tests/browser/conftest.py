@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.ci import missing
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = os.environ.get("PIRAMIDE_CHROMIUM", "/usr/bin/chromium")
@@ -51,10 +53,7 @@ for preset, seed in (("classic", {CLASSIC_SEED}), ("forty", {FORTY_SEED})):
 def _need_chromium() -> None:
     if Path(CHROMIUM).exists():
         return
-    message = f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    missing(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
 
 
 def _free_port() -> int:

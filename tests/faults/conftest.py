@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.conftest import missing
+from tests.ci import missing
 from tests.faults.stack import (
     PrivatePostgres,
     PrivateRedis,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gettext
-import os
 import re
 import shutil
 import subprocess
@@ -12,6 +11,8 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
+from tests.ci import missing
+
 LOCALE = Path(__file__).resolve().parents[2] / "frontend" / "locale"
 CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/*.po"))
 
@@ -19,9 +20,7 @@ CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/*.po"))
 @pytest.mark.parametrize("po", CATALOGUES, ids=lambda p: f"{p.parts[-3]}/{p.name}")
 def test_compiled_catalogue_matches_its_source(po: Path, tmp_path: Path) -> None:
     if shutil.which("msgfmt") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("msgfmt (GNU gettext) is missing")
-        pytest.skip("msgfmt (GNU gettext) is not installed: cannot recompile to compare")
+        missing("msgfmt (GNU gettext) is not installed: cannot recompile to compare")
     fresh = tmp_path / "fresh.mo"
     subprocess.run(["msgfmt", "--check-format", "-o", str(fresh), str(po)], check=True, capture_output=True)
     with fresh.open("rb") as a, po.with_suffix(".mo").open("rb") as b:

@@ -12,8 +12,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Setting name (as read from the environment) -> expression for its value in the settings.
 LIMITS = {
+    "SIGNIN_FAILURES_PER_USER_IP": "s.SIGNIN_FAILURES_PER_USER_IP",
     "SIGNIN_FAILURES_PER_USER": "s.SIGNIN_FAILURES_PER_USER",
+    "SIGNIN_USER_DELAY_MAX": "s.SIGNIN_USER_DELAY_MAX",
     "SIGNIN_FAILURES_PER_IP": "s.SIGNIN_FAILURES_PER_IP",
+    "PASSWORD_RESETS_PER_EMAIL": "s.PASSWORD_RESETS_PER_EMAIL",
+    "PASSWORD_RESETS_PER_IP": "s.PASSWORD_RESETS_PER_IP",
     "LIMIT_MOVES_PER_USER": "s.LIMITS_HTTP['moves']['user']",
     "LIMIT_MOVES_PER_IP": "s.LIMITS_HTTP['moves']['ip']",
     "LIMIT_AUTH_PER_IP": "s.LIMITS_HTTP['auth']['ip']",

@@ -14,6 +14,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games.events import SCHEMAS, SUMMARY_SCHEMA
+from games.models import Game
 from games.services import game_move_make, game_ranked_start, game_resign
 from tests.factories import end_the_day, make_challenge
 from tests.sockets import Socket, cards_in, during_first_read
@@ -122,7 +123,6 @@ async def test_finishing_ones_own_game_does_not_lift_the_line(challenge, alice, 
 
 
 async def test_anyone_watches_in_full_once_the_challenge_day_is_over(alice, bob_cookie, transactional_db):
-    from games.models import Game
 
     yesterday = await database_sync_to_async(make_challenge)(date=dt.date.today() - dt.timedelta(days=2))
     game = await database_sync_to_async(Game.objects.create)(challenge=yesterday, player=alice, ranked=True)
@@ -145,7 +145,10 @@ async def test_the_end_of_another_challenges_game_does_not_open_a_watch(alice, a
     assert (await socket.expect("game.progress"))["version"] == 1
     assert all(message["type"] != "hello" for message in socket.received[1:])
     assert all(not cards_in(message) for message in socket.received)
-    assert bobs.outcome == "in_progress"
+    stored = await database_sync_to_async(
+        lambda: dict(Game.objects.filter(pk__in=[bobs.pk, elsewhere.pk]).values_list("pk", "outcome"))
+    )()
+    assert stored == {bobs.pk: "in_progress", elsewhere.pk: "resigned"}, "read back: only the other challenge's game ended"
     await socket.close()
 
 
