@@ -55,10 +55,9 @@ COPY_FORTY = (9, 12)
 #: challenge's players who made every choice this game made, itself counted, at or below RARE_ALL
 #: everything (1), at or above RARE_NONE nothing (0).  Only a copy that pays is scored this way:
 #: the game won, or scored at least as much as PAYS_SHARE of the population's games (``pays``).
-#: Forty-card deals (``RARE_FORTY``) need far rarer choices: their honest winners often play the
-#: same line (bench/fairplay.py).
+#: Not on forty-card deals: their honest winners gather on a few lines, and at every rarity honest
+#: repeats come as often as copies (bench/fairplay.py; docs/fairplay.md, *Measured*).
 RARE_ALL, RARE_NONE = 0.04, 0.08
-RARE_FORTY = (0.005, 0.01)
 PAYS_SHARE = 0.9
 
 WEIGHTS = {
@@ -208,9 +207,10 @@ def copy_bounds(deal: Deal | None) -> tuple[int, int]:
     return COPY_FORTY if _forty_cards(deal) else (COPY_LOW, COPY_HIGH)
 
 
-def rare_bounds(deal: Deal | None) -> tuple[float, float]:
-    """How rare a copied line's choices must be (``RARE_ALL``, ``RARE_NONE``) on this deal."""
-    return RARE_FORTY if _forty_cards(deal) else (RARE_ALL, RARE_NONE)
+def rare_bounds(deal: Deal | None) -> tuple[float, float] | None:
+    """How rare a copied line's choices must be (``RARE_ALL``, ``RARE_NONE``) on this deal; None
+    where rarity tells nothing (forty-card deals)."""
+    return None if _forty_cards(deal) else (RARE_ALL, RARE_NONE)
 
 
 def copy_share(
@@ -346,11 +346,12 @@ def assess(
     # nobody copies a line to lose with it: a losing line shared is what stuck players share
     if population is not None and not pays(play, population):
         earlier = []
+    rare = rare_bounds(deal)
     for line in earlier:
         choices = decisions(deal, line)
         value = copy_share(play.moves, line, choices, bounds)
-        if population is not None:
-            value = max(value, _ramp_down(rarity(play.moves, line, choices, population), *rare_bounds(deal)))
+        if population is not None and rare is not None:
+            value = max(value, _ramp_down(rarity(play.moves, line, choices, population), *rare))
         signals["copied_line"] = max(signals["copied_line"], value)
     suspicion = sum(WEIGHTS[name] * value for name, value in signals.items())
     return Assessment(signals, round(suspicion, 4), linked)

@@ -242,3 +242,17 @@ def test_no_link_and_no_timing_signal_alone_sends_a_game_to_review() -> None:
     """A family on one computer, a fast hand: each alone is what honest players show too."""
     for name in ("device_link", "address_link", "after_linked", "fast", "steady"):
         assert WEIGHTS[name] < THRESHOLD, name
+
+
+def test_on_forty_card_deals_a_repeat_is_scored_by_its_decisions_alone() -> None:
+    """Their honest winners gather on a few lines: a rare repeat is as often honest as copied."""
+    deal = deal_from_seed(get_rules("forty"), 3)
+    original = record(1, 1, gaps=human_gaps(40, 1), won=True, score=50)
+    copy = record(2, 2, gaps=human_gaps(40, 2), start=original.finished_at, won=True, score=50)
+    rare = Population(999, (1,) * 40, (50,) * 999)
+    from unittest import mock
+
+    with mock.patch("fairplay.signals.decisions", return_value=[True] * 2 + [False] * 38):
+        assert assess(copy, [original], deal=deal, population=rare).signals["copied_line"] == 0.0
+        classic = deal_from_seed(get_rules("classic"), 3)
+        assert assess(copy, [original], deal=classic, population=rare).signals["copied_line"] == 1.0
