@@ -383,7 +383,7 @@ def score_day(plays: DayPlays, deal: DayDeal, preset: str) -> list[tuple[PlayRec
     for play in ended.values():
         moment = play.finished_at
         others = [as_seen_at(o, moment) for o in ended.values() if o.game_id != play.game_id and o.started_at <= moment]
-        until = signals.population_cutoff(play, others)
+        until = signals.population_cutoff(play, others, cards)
         population = None if until is None else signals.population_of(play.moves, (
             (o.moves, o.score) for o in others
             if o.finished_at is not None and o.finished_at <= until and o.player_id != play.player_id

@@ -125,16 +125,16 @@ def score_assess(*, score_id: int) -> Assessment | None:
             .count()
         )
     records = play_records([game, *candidates])
-    play, others = records[game.pk], [records[g.pk] for g in candidates]
-    # the day's choices along this line matter only to a game that repeats another's
-    until = signals.population_cutoff(play, others)
+    play, others, deal = records[game.pk], [records[g.pk] for g in candidates], score.challenge.deal
+    # the day's choices along this line matter only to a game that repeats another's, where rarity counts
+    until = signals.population_cutoff(play, others, deal)
     population = challenge_population(game, play.moves, until=until) if until is not None else None
     result = signals.assess(
         play,
         others,
         solver_lines=challenge_lines(score.challenge),
         address_accounts=address_accounts,
-        deal=score.challenge.deal,
+        deal=deal,
         population=population,
     )
     assessment, _ = Assessment.objects.update_or_create(

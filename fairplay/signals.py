@@ -102,7 +102,7 @@ class Population:
 
     games: int = 0
     agreeing: tuple[int, ...] = ()
-    #: The points of those games, each once per game (None for a game without).
+    #: The points of those games, lowest first (a game without points is left out).
     scores: tuple[int, ...] = ()
 
 
@@ -224,9 +224,12 @@ def copy_share(
     return _ramp_up(sum(choices[:shared]), *bounds)
 
 
-def population_cutoff(play: PlayRecord, others: Iterable[PlayRecord]) -> dt.datetime | None:
+def population_cutoff(play: PlayRecord, others: Iterable[PlayRecord], deal: Deal | None) -> dt.datetime | None:
     """When the first game this one repeats finished (``copied_games``): the games finished by then
-    are its ``Population``.  None when it repeats none."""
+    are its ``Population``.  None when it repeats none, or on a deal where rarity tells nothing
+    (``rare_bounds``): no population is needed then."""
+    if rare_bounds(deal) is None:
+        return None
     return min((other.finished_at for other in copied_games(play, others) if other.finished_at), default=None)
 
 
