@@ -4,10 +4,11 @@ finished ranked game scored with ``fairplay.signals.assess``, and per kind the s
     .venv/bin/python bench/fairplay.py [--honest 250] [--cheaters 60] [--days 8] [--seed 1]
                                        [--preset classic]
 
-Each day deals one challenge: seeds come from a ``random.Random(--seed)`` and a deal is used only
-when the solver proves it winnable within ``SOLVE_LIMIT_S`` (the service schedules winnable deals
-only); its winning line (``solve``) and par line (``solve_par``, within ``PAR_LIMIT_S``) are
-computed once per deal and are the ``solver_lines`` every game of the day is scored against.
+Each day deals one challenge, found as the service finds one (``games.services._find_winnable``:
+the solver proves the deal winnable, then finds its par), from seeds a ``random.Random(--seed)``
+draws and with ``SOLVE_LIMIT_S`` for each search; its winning line and par line are the
+``solver_lines`` every game of the day is scored against.  (A search cut short by the time limit
+rejects a deal, so a machine busy enough to slow the solver may deal other days for one seed.)
 
 Honest players (``--honest`` a day).  Each decides from ``Game.visible()`` alone (``choose_move``
 is handed that dict and nothing else, so it cannot read a face-down or undrawn card): it scores
@@ -38,17 +39,21 @@ Cheaters (``--cheaters`` of each kind, spread over the days):
 - ``solver-bot``: one account, no links, plays the solver's winning or par line at a machine's
   pace: per bot a pace drawn uniformly from 0.3 to 1.5 s, each think time that pace times a
   uniform 0.9 to 1.1.
-- ``copy-line``: one account copies move for move the line of an honest player who won earlier
-  that day (and told them out of band; on a day nobody has won by 21 h, the best-scoring line),
-  starting 1 to 180 minutes (log-uniform) after that player finished, with an honest player's
-  think times.  Reported apart: copies of decisive lines (at least ``signals.copy_bounds``'s upper
-  bound of decisions: moves that chose between removals, or drew while one was there), which the
-  target counts, and of forced lines, which an honest player finds too, so that copying them gains
-  nothing.
+- ``copy-line``: one account copies move for move the best line of the honest games finished by
+  21 h (a win with the most points, or on a day nobody has won, the most points), told out of band
+  by its player (the knowledge rule shows nobody another's cards), from another address and
+  device, starting 1 to 180 minutes (log-uniform) after that player finished, with an honest
+  player's think times.  All the day's copiers copy that one line, as a leaked top line would be.
+  Reported apart: copies of rare lines, which fewer than ``COMMON_LINE`` (1 in 100) of the day's
+  honest players played themselves (the source aside), and which the target counts; and copies of
+  common lines, which one game repeating cannot be told from an honest player's coincidence.
 
 Every ranked game is scored when it finishes, against the day's games started by then, each as the
 server had it at that moment (a game still going has its moves so far and no finish), with
-``address_accounts`` counted from those games, as ``assess`` does.  Printed per kind: games, share
+``address_accounts`` counted from those games, as ``assess`` does, and, for a game that repeats
+another's line, its ``population`` from the other players' games finished by the time the first
+one it repeats did (``signals.population_cutoff``), as ``fairplay.services`` reads it from the
+database.  Printed per kind: games, share
 flagged, median, 1st and 99th percentile of the suspicion, and how often each signal fired
 (above 0); then whether the targets of issue 39 hold (every cheater kind >= 95% flagged, honest
 players <= 1%) and the time taken.  It prints figures; it asserts nothing.
@@ -59,6 +64,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
+import os
 import random
 import statistics
 import sys
@@ -71,18 +77,21 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import django  # noqa: E402
+
 from fairplay import signals  # noqa: E402
 from fairplay.signals import PlayRecord, assess  # noqa: E402
 from games.engine import PRESETS, Game, Outcome, deal_from_seed, get_rules, parse_move  # noqa: E402
-from games.engine.solver import Verdict, solve, solve_par  # noqa: E402
 
 SOLVE_LIMIT_S = 2.0
-PAR_LIMIT_S = 3.0
 HONEST = "honest"
 CHEATER_KINDS = ("throwaway-same-address", "shared-device", "solver-bot", "copy-line")
 #: Not a kind that is measured: the accounts the first two kinds burn to learn the deal.
 THROWAWAY = "(throwaway accounts)"
 MAX_MOVES = 400
+#: A copied line that at least this share of the day's honest players played themselves (its source
+#: aside) is common: one game repeating it is no evidence (docs/fairplay.md, *Measured*).
+COMMON_LINE = 0.01
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
 
@@ -96,23 +105,20 @@ class DayDeal:
     par: tuple[str, ...]
 
 
-@lru_cache(maxsize=None)
-def solver_lines(preset: str, seed: int) -> DayDeal | None:
-    """The deal's winning and par lines, None unless the solver proves it winnable in time."""
-    game = Game.start(deal_from_seed(get_rules(preset), seed))
-    solution = solve(game, time_limit=SOLVE_LIMIT_S)
-    if solution.verdict is not Verdict.WINNABLE:
-        return None
-    par = solve_par(game, time_limit=PAR_LIMIT_S)
-    return DayDeal(seed, tuple(str(m) for m in solution.line), tuple(str(m) for m in par.line))
-
-
 def winnable_deals(preset: str, days: int, rng: random.Random) -> list[DayDeal]:
+    """The days' deals, found as the service finds a day's deal (``games.services._find_winnable``),
+    from seeds this run's generator draws and with ``SOLVE_LIMIT_S`` a search."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
+    django.setup()
+    from games.models import SEED_BOUND
+    from games.services import _find_winnable
+
     deals: list[DayDeal] = []
     while len(deals) < days:
-        found = solver_lines(preset, rng.randrange(2**63))
+        found = _find_winnable(preset, draw=lambda: rng.randrange(SEED_BOUND), time_limit=SOLVE_LIMIT_S)
         if found is not None:
-            deals.append(found)
+            seed, fields = found
+            deals.append(DayDeal(seed, tuple(fields["solver_line"].split()), tuple(fields["par_line"].split())))
     return deals
 
 
@@ -313,9 +319,10 @@ def cheat(world: World, kind: str, deal: DayDeal, start_game: Game, day: dt.date
         start = source.finished_at + dt.timedelta(minutes=math.exp(rng.uniform(0, math.log(180))))
         rec = record(world, start, source.moves, human_thinks(len(source.moves), *human_pace(rng), rng),
                      world.address(), world.device())
-        # a line of few decisions is what honest players find too: copying it gains nothing
-        choices = sum(signals.decisions(start_game.deal, source.moves))
-        plays.groups[rec.game_id] = "decisive" if choices >= signals.copy_bounds(start_game.deal)[1] else "forced"
+        # a line that honest players often play themselves cannot be told from their coincidence
+        honest = [r for r in plays.records if plays.kinds[r.game_id] == HONEST]
+        found = sum(1 for r in honest if r is not source and repeats(r.moves, source.moves)) / len(honest)
+        plays.groups[rec.game_id] = "rare" if found < COMMON_LINE else "common"
     else:
         address, device = world.address(), world.device()
         throwaway = record(world, start_time(day, rng), learn_the_deal(start_game),
@@ -330,6 +337,11 @@ def cheat(world: World, kind: str, deal: DayDeal, start_game: Game, day: dt.date
         rec = record(world, start, line, human_thinks(len(line), *human_pace(rng), rng), address, device)
     plays.records.append(rec)
     plays.kinds[rec.game_id] = kind
+
+
+def repeats(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two lines are one, as ``signals.copied_games`` compares them."""
+    return signals.common_prefix(a, b) >= signals.COPY_SHARE * max(len(a), len(b)) > 0
 
 
 @lru_cache(maxsize=64)
@@ -362,11 +374,21 @@ def as_seen_at(other: PlayRecord, moment: dt.datetime) -> PlayRecord:
 def score_day(plays: DayPlays, deal: DayDeal, preset: str) -> list[tuple[PlayRecord, signals.Assessment]]:
     lines = (deal.winning, deal.par)
     cards = deal_from_seed(get_rules(preset), deal.seed)
-    scored = []
+    start_game = Game.start(cards)
+    ended = {}
     for play in plays.records:
+        won, points = _final(start_game, play.moves)
+        ended[play.game_id] = replace(play, won=won, score=points)
+    scored = []
+    for play in ended.values():
         moment = play.finished_at
-        others = [as_seen_at(o, moment) for o in plays.records if o.game_id != play.game_id and o.started_at <= moment]
-        scored.append((play, assess(play, others, solver_lines=lines, deal=cards)))
+        others = [as_seen_at(o, moment) for o in ended.values() if o.game_id != play.game_id and o.started_at <= moment]
+        until = signals.population_cutoff(play, others, cards)
+        population = None if until is None else signals.population_of(play.moves, (
+            (o.moves, o.score) for o in others
+            if o.finished_at is not None and o.finished_at <= until and o.player_id != play.player_id
+        ))
+        scored.append((play, assess(play, others, solver_lines=lines, deal=cards, population=population)))
     return scored
 
 
@@ -412,8 +434,8 @@ def run(args: argparse.Namespace) -> list[str]:
     for kind in CHEATER_KINDS:
         rows[kind] = []
         if kind == "copy-line":
-            rows["  of decisive lines"] = []
-            rows["  of forced lines"] = []
+            rows["  of rare lines"] = []
+            rows["  of common lines"] = []
     rows[THROWAWAY] = []
     wins = honest = 0
     for plays, deal in days:
@@ -421,8 +443,7 @@ def run(args: argparse.Namespace) -> list[str]:
             kind = plays.kinds[play.game_id]
             rows[kind].append(found)
             if kind == "copy-line":
-                decisive = plays.groups[play.game_id] == "decisive"
-                rows["  of decisive lines" if decisive else "  of forced lines"].append(found)
+                rows[f"  of {plays.groups[play.game_id]} lines"].append(found)
             if kind == HONEST:
                 rows["  " + plays.groups[play.game_id]].append(found)
                 honest += 1
@@ -439,16 +460,18 @@ def run(args: argparse.Namespace) -> list[str]:
         *report(rows),
         "",
     ]
-    # a copy of a line of few decisions gains its copier nothing (an honest player finds that line
-    # too), so the copy-line target counts copies of decisive lines (docs/fairplay.md, *Detection*)
+    # one game repeating a line that honest players often play is no evidence, so the copy-line
+    # target counts copies of rare lines (docs/fairplay.md, *Measured*)
     measured = {kind: rows[kind] for kind in CHEATER_KINDS}
-    measured["copy-line"] = rows["  of decisive lines"]
+    measured["copy-line"] = rows["  of rare lines"]
     cheater_rates = {kind: sum(a.flagged for a in found) / len(found) for kind, found in measured.items() if found}
     honest_rate = sum(a.flagged for a in rows[HONEST]) / max(1, len(rows[HONEST]))
     lowest = min(cheater_rates.values(), default=0.0)
     weakest = ", ".join(kind for kind, rate in cheater_rates.items() if rate == lowest)
-    out.append(f"target every cheater kind >= 95% flagged (copies: of decisive lines): "
-               f"{'yes' if all(r >= 0.95 for r in cheater_rates.values()) else 'NO'} (lowest {lowest:.1%}: {weakest})")
+    unmeasured = [kind for kind, found in measured.items() if not found]
+    out.append(f"target every cheater kind >= 95% flagged (copies: of rare lines): "
+               f"{'yes' if all(r >= 0.95 for r in cheater_rates.values()) else 'NO'} (lowest {lowest:.1%}: {weakest})"
+               + (f"; nothing to measure for {', '.join(unmeasured)}" if unmeasured else ""))
     out.append(f"target honest players <= 1% flagged: {'yes' if honest_rate <= 0.01 else 'NO'} ({honest_rate:.2%})")
     out.append(f"time: {scored - began:.1f} s (solver {solved - began:.1f} s, play {played - solved:.1f} s, "
                f"scoring {scored - played:.1f} s)")

@@ -74,7 +74,8 @@ class ScoreInReviewAdmin(admin.ModelAdmin):
         return False
 
     def _assessment(self, score: Any) -> Assessment | None:
-        return getattr(score, "assessment", None) if hasattr(score, "assessment") else None
+        # a score without one raises RelatedObjectDoesNotExist, an AttributeError: getattr's default
+        return getattr(score, "assessment", None)
 
     @admin.display(description="suspicion", ordering="assessment__suspicion")
     def suspicion(self, score: Any) -> str:

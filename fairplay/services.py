@@ -8,12 +8,13 @@ writes one ``ModerationAction`` row in the same transaction.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Min, Q
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
@@ -60,9 +61,38 @@ def play_records(games: list[Game]) -> dict[int, signals.PlayRecord]:
             move_times=tuple(at for _, at in moves[game.pk]),
             address=game.start_address,
             device=game.start_device or None,
+            won=game.outcome == Game.Outcome.WON,
+            score=game.score,
         )
         for game in games
     }
+
+
+def challenge_population(game: Game, moves: Sequence[str], *, until: dt.datetime) -> signals.Population:
+    """What the challenge's other players did along ``moves`` (``game``'s line) in their ranked games
+    finished by ``until`` (``signals.population_cutoff``): one query over their Move rows, grouped by
+    game, reading no move past the line's length.  Each game's agreement is the number of moves
+    before its first that differs."""
+    length = len(moves)
+    same = Q(pk__in=[])
+    for number, notation in enumerate(moves, start=1):
+        same |= Q(moves__number=number, moves__notation=notation)
+    within = Q(moves__number__lte=length)
+    others = (
+        Game.objects.filter(challenge_id=game.challenge_id, ranked=True, finished_at__lte=until, move_count__gt=0)
+        .exclude(player_id=game.player_id)
+        .annotate(first_other=Min("moves__number", filter=within & ~same), read=Count("moves", filter=within))
+        .values_list("first_other", "read", "score")
+    )
+    agreeing = [0] * length
+    games, scores = 0, []
+    for first_other, read, score in others:
+        games += 1
+        if score is not None:
+            scores.append(score)
+        for k in range(first_other - 1 if first_other is not None else read):
+            agreeing[k] += 1
+    return signals.Population(games, tuple(agreeing), tuple(sorted(scores)))
 
 
 def score_assess(*, score_id: int) -> Assessment | None:
@@ -95,12 +125,17 @@ def score_assess(*, score_id: int) -> Assessment | None:
             .count()
         )
     records = play_records([game, *candidates])
+    play, others, deal = records[game.pk], [records[g.pk] for g in candidates], score.challenge.deal
+    # the day's choices along this line matter only to a game that repeats another's, where rarity counts
+    until = signals.population_cutoff(play, others, deal)
+    population = challenge_population(game, play.moves, until=until) if until is not None else None
     result = signals.assess(
-        records[game.pk],
-        [records[g.pk] for g in candidates],
+        play,
+        others,
         solver_lines=challenge_lines(score.challenge),
         address_accounts=address_accounts,
-        deal=score.challenge.deal,
+        deal=deal,
+        population=population,
     )
     assessment, _ = Assessment.objects.update_or_create(
         score=score,

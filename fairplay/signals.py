@@ -9,6 +9,7 @@ the ones ``bench/fairplay.py`` measured (docs/fairplay.md, *Detection*).
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import functools
 import statistics
@@ -50,6 +51,14 @@ SOLVER_MIN_DECISIONS = 3
 COPY_SHARE = 0.95
 COPY_LOW, COPY_HIGH = 6, 9
 COPY_FORTY = (9, 12)
+#: Another player's line, by how rare its choices are on the day (``rarity``): the share of the
+#: challenge's players who made every choice this game made, itself counted, at or below RARE_ALL
+#: everything (1), at or above RARE_NONE nothing (0).  Only a copy that pays is scored this way:
+#: the game won, or scored at least as much as PAYS_SHARE of the population's games (``pays``).
+#: Not on forty-card deals: their honest winners gather on a few lines, and at every rarity honest
+#: repeats come as often as copies (bench/fairplay.py; docs/fairplay.md, *Measured*).
+RARE_ALL, RARE_NONE = 0.04, 0.08
+PAYS_SHARE = 0.9
 
 WEIGHTS = {
     "device_link": 0.6,
@@ -75,6 +84,26 @@ class PlayRecord:
     move_times: tuple[dt.datetime, ...]
     address: str | None = None
     device: str | None = None
+    #: How the game ended: won, and its points (None while it goes on).
+    won: bool = False
+    score: int | None = None
+
+
+@dataclass(frozen=True)
+class Population:
+    """What the challenge's other players did, as far as one game's line is concerned: their ranked
+    games with at least one move that finished by the time the first game this one repeats did
+    (``games``; ``population_cutoff``), how many of them played the same first ``k + 1`` moves as
+    this game (``agreeing[k]``), and their scores.  ``population_of`` makes one from
+    lines; ``fairplay.services.challenge_population`` from the database.
+
+    Only the games up to the first repeat: the later ones may hold more copies of the same line,
+    and a line copied ten times would look common."""
+
+    games: int = 0
+    agreeing: tuple[int, ...] = ()
+    #: The points of those games, lowest first (a game without points is left out).
+    scores: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,11 +198,19 @@ def solver_share(moves: Sequence[str], line: Sequence[str], choices: Sequence[bo
     return _ramp_up(followed / total, SOLVER_LOW, SOLVER_HIGH)
 
 
+def _forty_cards(deal: Deal | None) -> bool:
+    return deal is not None and len(deal.pyramid) + len(deal.stock) == 40
+
+
 def copy_bounds(deal: Deal | None) -> tuple[int, int]:
     """The decisions a copied line needs (``COPY_LOW``, ``COPY_HIGH``) for this deal."""
-    if deal is not None and len(deal.pyramid) + len(deal.stock) == 40:
-        return COPY_FORTY
-    return COPY_LOW, COPY_HIGH
+    return COPY_FORTY if _forty_cards(deal) else (COPY_LOW, COPY_HIGH)
+
+
+def rare_bounds(deal: Deal | None) -> tuple[float, float] | None:
+    """How rare a copied line's choices must be (``RARE_ALL``, ``RARE_NONE``) on this deal; None
+    where rarity tells nothing (forty-card deals)."""
+    return None if _forty_cards(deal) else (RARE_ALL, RARE_NONE)
 
 
 def copy_share(
@@ -185,6 +222,69 @@ def copy_share(
     if not line or shared < COPY_SHARE * max(len(line), len(moves)):
         return 0.0
     return _ramp_up(sum(choices[:shared]), *bounds)
+
+
+def population_cutoff(play: PlayRecord, others: Iterable[PlayRecord], deal: Deal | None) -> dt.datetime | None:
+    """When the first game this one repeats finished (``copied_games``): the games finished by then
+    are its ``Population``.  None when it repeats none, or on a deal where rarity tells nothing
+    (``rare_bounds``): no population is needed then."""
+    if rare_bounds(deal) is None:
+        return None
+    return min((other.finished_at for other in copied_games(play, others) if other.finished_at), default=None)
+
+
+def population_of(moves: Sequence[str], others: Iterable[tuple[Sequence[str], int | None]]) -> Population:
+    """The ``Population`` of a game whose line is ``moves`` among other finished games, given as
+    (line, score) pairs; a game of no move is no player's choice and is left out."""
+    agreeing = [0] * len(moves)
+    games, scores = 0, []
+    for line, score in others:
+        if not line:
+            continue
+        games += 1
+        if score is not None:
+            scores.append(score)
+        for k in range(common_prefix(moves, line)):
+            agreeing[k] += 1
+    return Population(games, tuple(agreeing), tuple(sorted(scores)))
+
+
+def rarity(moves: Sequence[str], line: Sequence[str], choices: Sequence[bool], population: Population) -> float:
+    """How rare, on the day, the choices are that this game shares with another player's ``line``
+    (``choices``: the line's decisions): the share of players who made them all, this game counted.
+
+    Each decision's share is the players who chose as this game did among those who reached it, and
+    the product of those shares along the line is the share that made every choice up to the last
+    decision the two games share: (agreeing there + 1) / (games + 1).  1.0 when they share no
+    decision."""
+    shared = min(common_prefix(moves, line), len(choices), len(population.agreeing))
+    last = max((k for k in range(shared) if choices[k]), default=None)
+    if last is None:
+        return 1.0
+    return (population.agreeing[last] + 1) / (population.games + 1)
+
+
+def pays(play: PlayRecord, population: Population) -> bool:
+    """Whether a copy of this game's line was worth making: it won, or scored at least as much as
+    ``PAYS_SHARE`` of the population's games."""
+    if play.won:
+        return True
+    if play.score is None or not population.scores:
+        return False
+    return bisect.bisect_right(population.scores, play.score) >= PAYS_SHARE * len(population.scores)
+
+
+def copied_games(play: PlayRecord, others: Iterable[PlayRecord]) -> list[PlayRecord]:
+    """Other accounts' games, finished before this one, that this game repeats: the same for at least
+    ``COPY_SHARE`` of the longer of the two."""
+    return [
+        other
+        for other in others
+        if other.player_id != play.player_id
+        and other.finished_at is not None
+        and (play.finished_at is None or other.finished_at <= play.finished_at)
+        and common_prefix(play.moves, other.moves) >= COPY_SHARE * max(len(other.moves), len(play.moves)) > 0
+    ]
 
 
 def links(play: PlayRecord, others: Iterable[PlayRecord], accounts_by_address: dict[str, int]) -> dict[int, str]:
@@ -215,6 +315,7 @@ def assess(
     solver_lines: Sequence[Sequence[str]] = (),
     address_accounts: int | None = None,
     deal: Deal | None = None,
+    population: Population | None = None,
 ) -> Assessment:
     """Score one finished ranked game against other ranked games of its challenge.
 
@@ -222,7 +323,9 @@ def assess(
     not): those from the same address or device, and those that could have been copied;
     ``solver_lines`` the solver's winning and par lines of the deal; ``address_accounts`` how many
     accounts played the challenge from this game's address (counted from ``others`` if None);
-    ``deal`` the challenge's deal, which says where a line offered a choice (``decisions``).
+    ``deal`` the challenge's deal, which says where a line offered a choice (``decisions``);
+    ``population`` what the challenge's other players chose along this game's line (``rarity``;
+    without it, or when the game's line did not pay, a copy is scored by its decisions alone).
     """
     if address_accounts is None:
         address_accounts = len({r.player_id for r in (play, *others) if play.address and r.address == play.address})
@@ -241,17 +344,17 @@ def assess(
     signals["solver_line"] = max(
         (solver_share(play.moves, line, line_decisions(deal, tuple(line))) for line in solver_lines), default=0.0
     )
-    earlier = [
-        other.moves
-        for other in others
-        if other.player_id != play.player_id
-        and other.finished_at is not None
-        and (play.finished_at is None or other.finished_at <= play.finished_at)
-        and common_prefix(play.moves, other.moves) >= COPY_SHARE * max(len(other.moves), len(play.moves)) > 0
-    ]
+    earlier = [other.moves for other in copied_games(play, others)]
     bounds = copy_bounds(deal)
-    signals["copied_line"] = max(
-        (copy_share(play.moves, line, decisions(deal, line), bounds) for line in earlier), default=0.0
-    )
+    # nobody copies a line to lose with it: a losing line shared is what stuck players share
+    if population is not None and not pays(play, population):
+        earlier = []
+    rare = rare_bounds(deal)
+    for line in earlier:
+        choices = decisions(deal, line)
+        value = copy_share(play.moves, line, choices, bounds)
+        if population is not None and rare is not None:
+            value = max(value, _ramp_down(rarity(play.moves, line, choices, population), *rare))
+        signals["copied_line"] = max(signals["copied_line"], value)
     suspicion = sum(WEIGHTS[name] * value for name, value in signals.items())
     return Assessment(signals, round(suspicion, 4), linked)

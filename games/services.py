@@ -50,11 +50,12 @@ def draw_seed() -> int:
     return secrets.randbelow(SEED_BOUND)
 
 
-def _verify_deal(preset: str, seed: int) -> dict[str, Any]:
-    """Solve a deal and, if winnable, find its par: the fields a verification writes."""
+def _verify_deal(preset: str, seed: int, *, time_limit: float | None = None) -> dict[str, Any]:
+    """Solve a deal and, if winnable, find its par: the fields a verification writes.  Each search
+    gets ``time_limit`` seconds (``PIRAMIDE_SOLVE_TIME_LIMIT`` unless given)."""
     from games.engine.solver import Verdict, solve, solve_par
 
-    limit = settings.PIRAMIDE_SOLVE_TIME_LIMIT
+    limit = settings.PIRAMIDE_SOLVE_TIME_LIMIT if time_limit is None else time_limit
     started = time.monotonic()
     game = EngineGame.start(deal_from_seed(get_rules(preset), seed))
     solution = solve(game, time_limit=limit)
@@ -80,10 +81,15 @@ def _verify_deal(preset: str, seed: int) -> dict[str, Any]:
     return fields
 
 
-def _find_winnable(preset: str) -> tuple[int, dict[str, Any]] | None:
+def _find_winnable(
+    preset: str, *, draw: Callable[[], int] | None = None, time_limit: float | None = None
+) -> tuple[int, dict[str, Any]] | None:
+    """A seed the solver proves winnable, with its verification's fields, or None after
+    ``PIRAMIDE_WINNABLE_ATTEMPTS`` seeds from ``draw`` (a secret one each by default; bench/fairplay.py
+    draws them from its seeded generator, to deal the same days again)."""
     for _ in range(settings.PIRAMIDE_WINNABLE_ATTEMPTS):
-        seed = draw_seed()
-        fields = _verify_deal(preset, seed)
+        seed = draw() if draw is not None else draw_seed()
+        fields = _verify_deal(preset, seed, time_limit=time_limit)
         if fields["verdict"] == DailyChallenge.Verdict.WINNABLE:
             return seed, fields
     return None

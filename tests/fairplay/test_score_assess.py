@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.utils import timezone
@@ -14,6 +15,7 @@ from fairplay.services import score_assess, score_clear, scores_unassessed
 from fairplay.tasks import scores_assess_missing_task
 from games.engine import Game as EngineGame
 from games.engine.solver import solve
+from games.models import Game, Move
 from games.services import game_move_make, game_ranked_start, game_resign
 from leaderboard.models import Score
 from piramide_site.device import Origin
@@ -89,3 +91,33 @@ def test_the_lines_of_a_challenge_stay_secret_and_are_found_once() -> None:
     end_the_day(challenge)
     body = APIClient().get(f"/api/challenges/{challenge.pk}/").content.decode()
     assert challenge.solver_line not in body, "never sent: the deal itself is public by then"
+
+
+def _copy_among(players: int, *, agree: int) -> Assessment:
+    """A winning line played first by one player, then copied by another, on a day ``players``
+    others played before them: each of those agreeing with it for its first ``agree`` moves."""
+    challenge = make_challenge(seed=BIG_WINNABLE)
+    line = [str(m) for m in solve(EngineGame.start(challenge.deal), time_limit=5).line]
+    earlier = timezone.now() - dt.timedelta(hours=1)
+    for n in range(players):
+        other = make_player(f"p{n}")
+        game = Game.objects.create(challenge=challenge, player=other, ranked=True, outcome=Game.Outcome.RESIGNED,
+                                   move_count=agree + 1, score=0, finished_at=earlier)
+        moves = [*line[:agree], "R" if line[agree] != "R" else "D"]
+        Move.objects.bulk_create(Move(game=game, number=i, notation=text) for i, text in enumerate(moves, start=1))
+    play_line(challenge, make_player("source"), line)
+    # only the line's first two moves are choices: its decisions alone would never call it a copy
+    choices = [True, True] + [False] * (len(line) - 2)
+    with mock.patch("fairplay.signals.decisions", return_value=choices):
+        copy = play_line(challenge, make_player("copier"), line)
+    return Assessment.objects.get(score=copy)
+
+
+def test_a_winning_copy_of_choices_few_players_made_is_sent_to_review() -> None:
+    found = _copy_among(60, agree=0)
+    assert found.signals["copied_line"] == 1.0 and found.flagged
+    assert found.score.standing == "review"
+
+
+def test_a_winning_line_most_players_chose_is_no_copy() -> None:
+    assert _copy_among(60, agree=2).signals["copied_line"] == 0.0

@@ -10,12 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairplay.signals import (
+    RARE_ALL,
     THRESHOLD,
     WEIGHTS,
     PlayRecord,
+    Population,
     assess,
     copy_share,
     decisions,
+    population_of,
+    rarity,
     solver_share,
     think_times,
     timing_signals,
@@ -35,12 +39,14 @@ def record(
     start: dt.datetime = T0,
     address: str | None = None,
     device: str | None = None,
+    won: bool = False,
+    score: int | None = None,
 ) -> PlayRecord:
     times, at = [], start
     for gap in gaps:
         at += dt.timedelta(seconds=gap)
         times.append(at)
-    return PlayRecord(game_id, player_id, start, times[-1], moves[: len(gaps)], tuple(times), address, device)
+    return PlayRecord(game_id, player_id, start, times[-1], moves[: len(gaps)], tuple(times), address, device, won, score)
 
 
 def human_gaps(n: int, seed: int) -> list[float]:
@@ -122,20 +128,131 @@ def test_a_copy_of_an_earlier_players_line_is_flagged_and_the_original_is_not() 
     assert assess(original, [copy]).signals["copied_line"] == 0.0, "the copy finished later"
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=len(WEIGHTS), max_size=len(WEIGHTS)))
-def test_suspicion_is_the_weighted_sum_and_grows_with_every_signal(values: list[float]) -> None:
-    """The invariant the thresholds rest on: no signal lowers suspicion."""
-    total = sum(w * v for w, v in zip(WEIGHTS.values(), values))
-    assert total >= 0
-    for i in range(len(values)):
-        raised = list(values)
-        raised[i] = 1.0
-        assert sum(w * v for w, v in zip(WEIGHTS.values(), raised)) >= total
+SCENARIO = st.fixed_dictionaries(
+    {
+        # a pace and each think time's part of it: machine-steady, human or anything between
+        "pace": st.floats(min_value=0.1, max_value=8.0),
+        "jitter": st.one_of(
+            st.lists(st.floats(min_value=0.9, max_value=1.1), min_size=12, max_size=40),
+            st.lists(st.floats(min_value=0.3, max_value=3.0), min_size=1, max_size=40),
+        ),
+        "others": st.lists(
+            st.tuples(
+                st.integers(min_value=0, max_value=40),  # moves in common with the game
+                st.integers(min_value=-3600, max_value=3600),  # its start, seconds from the game's
+                st.sampled_from([None, "192.0.2.1", "192.0.2.2"]),
+                st.sampled_from([None, "dev-a", "dev-b"]),
+            ),
+            max_size=6,
+        ),
+        "address": st.sampled_from([None, "192.0.2.1"]),
+        "device": st.sampled_from([None, "dev-a"]),
+        "solver_prefix": st.integers(min_value=0, max_value=40),
+        "won": st.booleans(),
+        "agreeing": st.integers(min_value=0, max_value=300),
+        "population": st.integers(min_value=0, max_value=300),
+    }
+)
 
+
+def _scenario(case: dict) -> tuple[PlayRecord, list[PlayRecord], dict]:
+    gaps = [case["pace"] * part for part in case["jitter"]]
+    play = record(1, 1, gaps=gaps, address=case["address"], device=case["device"], won=case["won"], score=10)
+    others = []
+    for n, (common, offset, address, device) in enumerate(case["others"], start=2):
+        moves = LINE[:common] + tuple(f"o{n}-{i}" for i in range(40 - common))
+        others.append(record(n, n, gaps=human_gaps(40, n), moves=moves, start=T0 + dt.timedelta(seconds=offset),
+                             address=address, device=device))
+    games = max(case["population"], case["agreeing"])
+    population = Population(games, (case["agreeing"],) * len(play.moves), (10,))
+    solver = LINE[: case["solver_prefix"]] + ("x",) * (40 - case["solver_prefix"])
+    return play, others, {"solver_lines": [solver], "population": population}
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(SCENARIO)
+def test_suspicion_is_the_weighted_sum_of_the_signals_assess_reports(case: dict) -> None:
+    """The invariant the thresholds rest on, through ``assess`` itself: every signal from 0 to 1,
+    suspicion their weighted sum, flagged exactly at the threshold."""
+    play, others, extra = _scenario(case)
+    result = assess(play, others, **extra)
+    assert set(result.signals) == set(WEIGHTS)
+    assert all(0.0 <= value <= 1.0 for value in result.signals.values()), result.signals
+    assert result.suspicion == round(sum(WEIGHTS[name] * value for name, value in result.signals.items()), 4)
+    assert result.flagged == (result.suspicion >= THRESHOLD)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(SCENARIO, st.integers(min_value=0, max_value=300))
+def test_fewer_players_making_the_same_choices_never_lowers_suspicion(case: dict, fewer: int) -> None:
+    """The rarer a repeated line's choices were on the day, the more a copy it looks."""
+    play, others, extra = _scenario(case)
+    common = assess(play, others, **extra)
+    population = extra["population"]
+    rarer = Population(population.games, tuple(max(0, n - fewer) for n in population.agreeing), population.scores)
+    assert assess(play, others, **{**extra, "population": rarer}).suspicion >= common.suspicion
+
+
+def test_population_counts_the_players_who_made_each_choice_of_a_line() -> None:
+    line = ("a", "b", "c", "d")
+    others = [(("a", "b", "c", "d"), 7), (("a", "b", "x"), 9), (("a", "y"), 3), (("z",), None), ((), 50)]
+    assert population_of(line, others) == Population(games=4, agreeing=(3, 2, 1, 1), scores=(3, 7, 9)), (
+        "a game of no move is no player's choice"
+    )
+
+
+def test_rarity_is_the_share_that_made_every_shared_choice_with_this_game_counted() -> None:
+    line = ("a", "b", "c", "d")
+    population = Population(games=99, agreeing=(60, 30, 3, 1))
+    # the product of each decision's share telescopes to those who made them all, over everyone
+    assert rarity(line, line, [True, True, True, True], population) == 2 / 100
+    assert rarity(line, line, [True, True, False, False], population) == 31 / 100, "up to the last decision only"
+    assert rarity(line, line[:3] + ("q",), [True, True, True, True], population) == 4 / 100, "up to the last shared move"
+    assert rarity(line, line, [False] * 4, population) == 1.0, "a forced line is no rare choice"
+
+
+def _copy_with_population(agreeing: int, games: int, *, won: bool = True, choices: int = 2) -> float:
+    """The copied_line signal of a winning copy of a 40-move line of ``choices`` decisions that
+    ``agreeing`` of ``games`` other players also played."""
+    original = record(1, 1, gaps=human_gaps(40, 1), won=True, score=50)
+    copy = record(2, 2, gaps=human_gaps(40, 2), start=original.finished_at, won=won, score=50 if won else 20)
+    population = Population(games, (agreeing,) * 40, scores=(50,) * games)
+    from unittest import mock
+
+    with mock.patch("fairplay.signals.decisions", return_value=[True] * choices + [False] * (40 - choices)):
+        return assess(copy, [original], population=population).signals["copied_line"]
+
+
+def test_a_winning_copy_of_a_line_few_others_chose_is_a_copy_however_few_its_decisions() -> None:
+    assert _copy_with_population(agreeing=1, games=199) == 1.0, "2 in 200 made these choices"
+    assert _copy_with_population(agreeing=2, games=round(3 / RARE_ALL)) == 1.0
+
+
+def test_a_copy_of_a_line_many_chose_is_scored_by_its_decisions_alone() -> None:
+    assert _copy_with_population(agreeing=30, games=199) == 0.0, "one player in seven plays it"
+    assert _copy_with_population(agreeing=1, games=10) == 0.0, "too few players yet to call it rare"
+
+
+def test_a_copy_that_did_not_pay_is_scored_by_its_decisions_alone() -> None:
+    """Nobody copies a line to lose with it: a repeated losing line is what stuck players share."""
+    assert _copy_with_population(agreeing=1, games=199, won=False) == 0.0
 
 
 def test_no_link_and_no_timing_signal_alone_sends_a_game_to_review() -> None:
     """A family on one computer, a fast hand: each alone is what honest players show too."""
     for name in ("device_link", "address_link", "after_linked", "fast", "steady"):
         assert WEIGHTS[name] < THRESHOLD, name
+
+
+def test_on_forty_card_deals_a_repeat_is_scored_by_its_decisions_alone() -> None:
+    """Their honest winners gather on a few lines: a rare repeat is as often honest as copied."""
+    deal = deal_from_seed(get_rules("forty"), 3)
+    original = record(1, 1, gaps=human_gaps(40, 1), won=True, score=50)
+    copy = record(2, 2, gaps=human_gaps(40, 2), start=original.finished_at, won=True, score=50)
+    rare = Population(999, (1,) * 40, (50,) * 999)
+    from unittest import mock
+
+    with mock.patch("fairplay.signals.decisions", return_value=[True] * 2 + [False] * 38):
+        assert assess(copy, [original], deal=deal, population=rare).signals["copied_line"] == 0.0
+        classic = deal_from_seed(get_rules("classic"), 3)
+        assert assess(copy, [original], deal=classic, population=rare).signals["copied_line"] == 1.0
