@@ -25,6 +25,10 @@ from games.engine import Game as EngineGame
 from games.engine.solver import Verdict, hint, review, solve
 
 
+#: How often a solver process checks that the process that started it is still there.
+PARENT_CHECK_SECONDS = 1.0
+
+
 class CpuLimitExceeded(Exception):
     """The job used up its CPU seconds (``SIGXCPU``)."""
 
@@ -40,10 +44,21 @@ def init_process(nice: int) -> None:
     if nice:
         os.nice(nice)
     signal.signal(signal.SIGXCPU, _on_sigxcpu)
+    threading.Thread(target=_follow_parent, args=(os.getppid(),), name="solver-parent", daemon=True).start()
     from games.engine.solver_kernel import available
 
     if available():
         threading.Thread(target=_warm_kernel, name="solver-kernel", daemon=True).start()
+
+
+def _follow_parent(parent: int) -> None:
+    """End with the web process that started this one, even when it was killed without a word: a
+    pool's processes hold both ends of its queue, so they would never see it go, and wait for ever."""
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
 
 
 def _warm_kernel() -> None:

@@ -1,6 +1,6 @@
 """The ASGI application: Django builds first, then the Channels router (see docs/style.md).
 
-HTTP goes to Django.  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
+HTTP goes to Django, past a cap on each client's requests in flight (piramide_site/inflight.py).  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
 then the session middleware that puts the signed-in user in the scope (Channels' own, its read of
 the user on the thread pool: piramide_site/socket_auth.py), then the per-user and
 per-address limits on open sockets and frames (piramide_site/socket_limits.py), then the routes.
@@ -22,12 +22,13 @@ from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
 
 from . import collector  # noqa: E402
+from .inflight import ClientConcurrencyLimit  # noqa: E402
 from .socket_auth import SessionAuthStack  # noqa: E402
 from .socket_limits import SocketLimitMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": ClientConcurrencyLimit(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             SessionAuthStack(SocketLimitMiddleware(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns])))
         ),

@@ -127,6 +127,11 @@ if DB_POOLED:
 HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(2 * DB_POOL_MAX, 8))
 if HTTP_THREADS < 1:
     raise ImproperlyConfigured(f"DJANGO_HTTP_THREADS ({HTTP_THREADS}) must be at least 1")
+#: Requests one client may have in flight at once in a process (piramide_site/inflight.py): a
+#: client is its session cookie, or its address without one; more are answered 429 from the event
+#: loop, before they take a thread.  0 turns a cap off.
+HTTP_REQUESTS_PER_CLIENT = env.int("HTTP_REQUESTS_PER_CLIENT", default=8)
+HTTP_REQUESTS_PER_ADDRESS = env.int("HTTP_REQUESTS_PER_ADDRESS", default=64)
 #: Server processes freeze what start-up loaded out of the garbage collector's sight and collect
 #: young objects less often (piramide_site/collector.py).
 GC_TUNED = env.bool("DJANGO_GC_TUNED", default=True)
@@ -348,6 +353,8 @@ CELERY_TASK_TIME_LIMIT = int(PIRAMIDE_SOLVE_TIME_LIMIT * 2 * PIRAMIDE_WINNABLE_A
 # longest task (a fill that tries many seeds), or a slow solve would run twice at once.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_TIMEZONE = PIRAMIDE_TIME_ZONE
+#: How much lower a Celery worker's priority is than the web processes' (piramide_site/celery.py).
+WORKER_NICE = env.int("WORKER_NICE", default=10)
 #: Assess each finished ranked game for fair play (docs/fairplay.md, *Detection*).
 FAIRPLAY_ASSESS = env.bool("FAIRPLAY_ASSESS", default=True)
 

@@ -244,3 +244,47 @@ def test_a_dead_solver_process_is_replaced(solver_processes):
             continue
     else:
         pytest.fail("no new solver process")
+
+
+def test_solver_processes_end_with_their_web_process_even_when_it_is_killed():
+    """A pool's processes hold both ends of its queue and would wait for ever for a killed parent."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    script = (
+        "import multiprocessing, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from games import solver_jobs\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'),\n"
+        "                               initializer=solver_jobs.init_process, initargs=(0,))\n"
+        "    print(pool.submit(solver_jobs.pid_job, 1.0, None).result(), flush=True)\n"
+        "    time.sleep(120)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PIRAMIDE_SOLVER_KERNEL": "python"}
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and _alive(child):
+            time.sleep(0.1)
+        assert not _alive(child), "the solver process outlived its parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

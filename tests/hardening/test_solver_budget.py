@@ -51,6 +51,7 @@ def server(postgres: Any, redis_url: str, transactional_db: Any, tmp_path: Path)
         "SOLVER_JOBS_PER_USER": "2",
         "SOLVER_JOBS_GLOBAL": "3",
         "SOLVER_QUEUE_SECONDS": "30",
+        "HTTP_REQUESTS_PER_CLIENT": "12",
         "PYTHONPATH": str(ROOT),
     }
     port = free_port()
@@ -144,12 +145,13 @@ def test_one_account_firing_solver_work_gets_refusals_and_leaves_the_site_health
         assert response.status_code in {200, 201, 429, 503}, (path, response.status_code, response.text[:300])
         if response.status_code in {429, 503}:
             refusal_is_clear(response)
-    # searches went through, and the caps refused the rest before any work
+    # searches went through, and the caps (requests in flight, searches per player) refused the
+    # rest before any work
     assert 200 in by_kind["review"] and 429 in by_kind["review"], by_kind
     assert 200 in by_kind["hint"], by_kind
-    # three deals in the pool: three races, every other one refused (empty pool), none searched for
-    assert by_kind["races"].count(201) == 3 and set(by_kind["races"]) == {201, 503}, by_kind
-    assert not PooledDeal.objects.exists()
+    # three deals in the pool: at most three races, each a deal taken, none searched for
+    assert set(by_kind["races"]) <= {201, 429, 503} and 201 in by_kind["races"], by_kind
+    assert PooledDeal.objects.count() == 3 - by_kind["races"].count(201)
     # the unrelated request was answered all along, and the site is healthy after
     assert answered and set(answered) == {200}, answered
     assert requests.get(f"{base}/healthz/", timeout=10).status_code == 200
