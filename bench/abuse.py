@@ -24,6 +24,11 @@ Rounds of ``--duration`` seconds, *without* the attacker and then *with* it (``-
   requests at once, the next wave when the last answer of the previous one is in and at least
   ``--wave-interval`` (1 s) after it started.
 
+The attacker runs in a process of its own at the lowest priority (``--attacker-nice``, 19): in
+real life it is another machine, and its own work, 120 connections a second in Python, must not
+be counted against the server on a machine the clients share.  ``--server-root`` runs the servers and the worker from another checkout (the code before
+a change, say: ``git worktree add /tmp/before <commit>``) against the same world.
+
 Printed: the players' move round trip and the bystanders' ``today`` round trip, p50 and p99, with
 and without the attacker side by side, and the ratio (target: the p99s within 1.5x); the
 attacker's answers by kind and status; the servers' and the worker's CPU seconds per round.
@@ -39,6 +44,7 @@ import itertools
 import json
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -206,7 +212,6 @@ class Clock:
         self.tally: Tally | None = None
         #: errors outside the rounds (while warming up)
         self.errors: list[str] = []
-        self.wave_interval = 1.0
 
     def error(self, text: str) -> None:
         (self.tally.errors if self.tally is not None else self.errors).append(text[:200])
@@ -258,42 +263,75 @@ async def bystander(port: int, clock: Clock, done: asyncio.Event) -> None:
         await asyncio.sleep(BYSTANDER_PAUSE)
 
 
-async def attacker(port: int, world: World, clock: Clock, stop: asyncio.Event) -> None:
-    cookies = {"sessionid": world.attacker}
+async def attack(port: int, cookie: str, lost: list[int], stopped: list[int], seconds: float, wave_interval: float) -> Tally:
+    """Waves of the attacker's requests for ``seconds``; the last wave's answers are waited for."""
+    tally = Tally()
+    cookies = {"sessionid": cookie}
     _, set_cookies, body = await http(port, "GET", "/api/auth/csrf/", cookies=cookies)
     cookies.update(set_cookies)
     csrf = body["csrf_token"]
-    # each wave asks about games not asked before, round after round, until every one has been
-    # (a review or hint refused by a cap leaves its game unasked: it comes round again)
-    lost, stopped = itertools.cycle(world.lost), itertools.cycle(world.stopped)
+    # each wave asks about games not asked in this run before, as long as there are (a review or
+    # hint refused by a cap leaves its game unasked: it comes round again)
+    reviews, hints = itertools.cycle(lost), itertools.cycle(stopped)
 
     async def one(kind: str, method: str, path: str, payload: Any = None) -> None:
-        tally = clock.tally
         began = time.perf_counter()
         try:
             status, _, _ = await http(port, method, path, body=payload, cookies=cookies, csrf=csrf, timeout=120)
         except Exception as error:  # noqa: BLE001
             status = -1
-            if tally is not None:
-                tally.errors.append(f"attacker: {type(error).__name__}: {error}"[:200])
-        if tally is not None:
-            tally.attacks[(kind, status)] += 1
-            tally.attack_seconds[kind].append(time.perf_counter() - began)
+            tally.errors.append(f"attacker: {type(error).__name__}: {error}"[:200])
+        tally.attacks[(kind, status)] += 1
+        tally.attack_seconds[kind].append(time.perf_counter() - began)
 
-    while not stop.is_set():
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
         began = time.monotonic()
         wave = []
         for _ in range(WAVE):
-            wave.append(one("review", "GET", f"/api/games/{next(lost)}/review/"))
-            wave.append(one("hint", "GET", f"/api/games/{next(stopped)}/hint/"))
+            wave.append(one("review", "GET", f"/api/games/{next(reviews)}/review/"))
+            wave.append(one("hint", "GET", f"/api/games/{next(hints)}/hint/"))
             wave.append(one("race", "POST", "/api/races/", {"preset": RACE_PRESET}))
         await asyncio.gather(*wave)
-        await asyncio.sleep(max(0.0, clock.wave_interval - (time.monotonic() - began)))
+        await asyncio.sleep(max(0.0, min(wave_interval - (time.monotonic() - began), end - time.monotonic())))
+    return tally
+
+
+def attacker_process(port: int, cookie: str, lost: list[int], stopped: list[int], seconds: float, wave_interval: float,
+                     nice: int, answers: Any) -> None:
+    """The attacker in a process of its own, at a low priority: in real life it is another machine,
+    and its own work (120 connections a second in Python) must not be counted against the server."""
+    import resource
+
+    import uvloop
+
+    os.nice(nice)
+    tally = uvloop.run(attack(port, cookie, lost, stopped, seconds, wave_interval))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    tally.errors.append(f"(the attacker's own CPU: {usage.ru_utime + usage.ru_stime:.1f} s)")
+    answers.put((dict(tally.attacks), dict(tally.attack_seconds), tally.errors))
+
+
+async def attacker(port: int, world: World, seconds: float, wave_interval: float, offset: int, nice: int) -> Tally:
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    answers = context.Queue()
+    lost = world.lost[offset:] + world.lost[:offset]
+    stopped = world.stopped[offset:] + world.stopped[:offset]
+    process = context.Process(target=attacker_process, args=(port, world.attacker, lost, stopped, seconds, wave_interval, nice, answers))
+    process.start()
+    loop = asyncio.get_running_loop()
+    counts, times, errors = await loop.run_in_executor(None, answers.get)
+    await loop.run_in_executor(None, process.join)
+    tally = Tally(errors=errors)
+    tally.attacks.update(counts)
+    tally.attack_seconds.update(times)
+    return tally
 
 
 async def run(ports: list[int], world: World, args: argparse.Namespace, shape: Any) -> list[tuple[str, Tally, float]]:
     clock = Clock()
-    clock.wave_interval = args.wave_interval
     done = asyncio.Event()
     rng = random.Random(5)
     clients = [
@@ -304,18 +342,19 @@ async def run(ports: list[int], world: World, args: argparse.Namespace, shape: A
     for error in sorted(set(clock.errors))[:6]:
         print(f"while warming up: {error}", flush=True)
     rounds: list[tuple[str, Tally, float]] = []
-    for _ in range(args.repeat):
+    for number in range(args.repeat):
         for label in ("without attacker", "with attacker"):
             tally = Tally()
             clock.tally = tally
-            stop = asyncio.Event()
-            attack = asyncio.ensure_future(attacker(ports[0], world, clock, stop)) if label == "with attacker" else None
             cpu = shape_cpu(shape)
-            await asyncio.sleep(args.duration)
+            if label == "with attacker":
+                offset = number * len(world.lost) // max(1, args.repeat)
+                attacked = await attacker(ports[0], world, args.duration, args.wave_interval, offset, args.attacker_nice)
+                tally.attacks, tally.attack_seconds = attacked.attacks, attacked.attack_seconds
+                tally.errors += attacked.errors
+            else:
+                await asyncio.sleep(args.duration)
             clock.tally = None
-            stop.set()
-            if attack is not None:
-                await attack  # its last wave's answers are counted in the round
             rounds.append((label, tally, shape_cpu(shape) - cpu))
             await asyncio.sleep(2)  # what the attacker left running finishes between rounds
     done.set()
@@ -381,12 +420,26 @@ def report(rounds: list[tuple[str, Tally, float]]) -> dict[str, Any]:
             seconds = loud.attack_seconds[kind]
             print(f"attacker {kind:7} {sum(c for (k, _), c in loud.attacks.items() if k == kind):5} requests ({statuses}); "
                   f"answered in p50 {1000 * percentile(seconds, 0.5):.0f} ms, p99 {1000 * percentile(seconds, 0.99):.0f} ms")
-        errors = quiet.errors + loud.errors
+        notes = [error for error in loud.errors if error.startswith("(")]
+        errors = [error for error in quiet.errors + loud.errors if not error.startswith("(")]
+        for note in notes:
+            print(note.strip("()"))
         print(f"errors: {len(errors)}")
         for error in sorted(set(errors))[:6]:
             print(f"    {error}")
         out["pairs"].append({"without": a, "with": b, "attacks": {f"{k} {s}": c for (k, s), c in loud.attacks.items()},
                              "cpu_without_s": quiet_cpu, "cpu_with_s": loud_cpu, "errors": len(errors)})
+    if len(pairs) > 1:
+        # the machine's other work varies from one round to the next: the median of the pairs
+        print(f"\nmedian of {len(pairs)} pairs:")
+        print(f"{'':24}{'without attacker':>18}{'with attacker':>16}{'ratio':>8}")
+        for key, label in (("move_p50_ms", "move round trip p50"), ("move_p99_ms", "move round trip p99"),
+                           ("today_p50_ms", "GET today p50"), ("today_p99_ms", "GET today p99")):
+            quiet_values = [pair["without"][key] for pair in out["pairs"]]
+            loud_values = [pair["with"][key] for pair in out["pairs"]]
+            ratios = [b / a for a, b in zip(quiet_values, loud_values) if a]
+            print(f"{label:24}{statistics.median(quiet_values):>15.1f} ms{statistics.median(loud_values):>13.1f} ms"
+                  f"{statistics.median(ratios):>8.2f}  (pairs: {', '.join(f'{r:.2f}' for r in ratios)})")
     return out
 
 
@@ -398,11 +451,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="pairs of rounds (without, with the attacker)")
     parser.add_argument("--wave-interval", type=float, default=1.0,
                         help="seconds from one wave of the attacker's to the next, at least (the next waits for the last answer)")
+    parser.add_argument("--attacker-nice", type=int, default=19,
+                        help="the attacker process's niceness (it stands for another machine)")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of play before the first round")
     parser.add_argument("--servers", type=int, default=1, help="ASGI server processes")
     parser.add_argument("--attacker-games", type=int, default=400, help="lost games to review, and stopped ones to hint on")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
+    parser.add_argument("--server-root", help="run the servers and the worker from this checkout instead")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
@@ -430,6 +486,12 @@ def main() -> None:
     print(f"{args.players} players, think {args.think} s; rounds of {args.duration:.0f} s; the attacker has "
           f"{len(world.lost)} lost games to review and {len(world.stopped)} to ask hints on; {args.servers} uvicorn "
           f"process(es) + a Celery worker, Postgres + Redis, production settings", flush=True)
+    if args.server_root:
+        from bench import load
+
+        load.ROOT = Path(args.server_root).resolve()
+        env["PYTHONPATH"] = str(load.ROOT)
+        print(f"servers and worker from {load.ROOT}", flush=True)
     shape = start_shape(env, args.servers, Path(tempfile.gettempdir()) / f"piramide-abuse-{os.getpid()}")
     try:
         import uvloop

@@ -9,16 +9,24 @@ in flight in this process is answered 429 at once, on the event loop, with no th
 and no Redis; a client is its session cookie, or, without one, its address
 (``HTTP_REQUESTS_PER_ADDRESS``, higher: many people may share an address).  Static files are
 not counted: a page asks for many at once, and they cost little.
+
+The requests that ask the solver for work (a hint, a review, a new race) have a tighter cap of
+their own, ``HTTP_SOLVER_REQUESTS_PER_CLIENT``: the solver's own caps (games/solving.py) answer
+only after the request's session, user, game and moves are read, and a flood of such requests from
+one account cost the threads that much each; here all but a few are refused before any of it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.conf import settings
 
 RETRY_AFTER = 1
+#: The requests that ask the solver for work: (method, path).
+SOLVER_PATHS = re.compile(r"^(GET /api/games/\d+/(hint|review)/|POST /api/races/)$")
 BODY = json.dumps(
     {
         "error": "throttled",
@@ -37,28 +45,31 @@ class ClientConcurrencyLimit:
         self.cookie = settings.SESSION_COOKIE_NAME.encode() + b"="
         self.static = "/" + settings.STATIC_URL.lstrip("/")
 
-    def client(self, scope: dict[str, Any]) -> tuple[str, int] | None:
-        """The client's key and its limit, or None when the request is not counted."""
+    def counters(self, scope: dict[str, Any]) -> list[tuple[str, int]]:
+        """The counters a request goes under, each with its limit (none for a static file)."""
         if scope["type"] != "http" or scope["path"].startswith(self.static):
-            return None
+            return []
+        found: tuple[str, int] | None = None
         for name, value in scope.get("headers", ()):
             if name == b"cookie" and self.cookie in value:
                 for part in value.split(b";"):
                     part = part.strip()
                     if part.startswith(self.cookie) and len(part) > len(self.cookie):
-                        return "session:" + part[len(self.cookie):].decode("latin-1"), settings.HTTP_REQUESTS_PER_CLIENT
-        client = scope.get("client")
-        address = client[0] if client else "unknown"
-        return f"address:{address}", settings.HTTP_REQUESTS_PER_ADDRESS
+                        found = "session:" + part[len(self.cookie):].decode("latin-1"), settings.HTTP_REQUESTS_PER_CLIENT
+        if found is None:
+            client = scope.get("client")
+            found = f"address:{client[0] if client else 'unknown'}", settings.HTTP_REQUESTS_PER_ADDRESS
+        counters = [found]
+        if SOLVER_PATHS.match(f"{scope.get('method', 'GET')} {scope['path']}"):
+            counters.append((f"solver:{found[0]}", settings.HTTP_SOLVER_REQUESTS_PER_CLIENT))
+        return counters
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        found = self.client(scope)
-        if found is None:
+        counters = self.counters(scope)
+        if not counters:
             await self.app(scope, receive, send)
             return
-        key, limit = found
-        count = self.inflight.get(key, 0)
-        if limit > 0 and count >= limit:
+        if any(0 < limit <= self.inflight.get(key, 0) for key, limit in counters):
             await send({
                 "type": "http.response.start",
                 "status": 429,
@@ -70,12 +81,14 @@ class ClientConcurrencyLimit:
             })
             await send({"type": "http.response.body", "body": BODY})
             return
-        self.inflight[key] = count + 1
+        for key, _ in counters:
+            self.inflight[key] = self.inflight.get(key, 0) + 1
         try:
             await self.app(scope, receive, send)
         finally:
-            left = self.inflight[key] - 1
-            if left:
-                self.inflight[key] = left
-            else:
-                del self.inflight[key]
+            for key, _ in counters:
+                left = self.inflight[key] - 1
+                if left:
+                    self.inflight[key] = left
+                else:
+                    del self.inflight[key]

@@ -132,6 +132,8 @@ if HTTP_THREADS < 1:
 #: loop, before they take a thread.  0 turns a cap off.
 HTTP_REQUESTS_PER_CLIENT = env.int("HTTP_REQUESTS_PER_CLIENT", default=8)
 HTTP_REQUESTS_PER_ADDRESS = env.int("HTTP_REQUESTS_PER_ADDRESS", default=64)
+#: Of those, the requests that ask the solver for work (hints, reviews, new races), per client.
+HTTP_SOLVER_REQUESTS_PER_CLIENT = env.int("HTTP_SOLVER_REQUESTS_PER_CLIENT", default=2)
 #: Server processes freeze what start-up loaded out of the garbage collector's sight and collect
 #: young objects less often (piramide_site/collector.py).
 GC_TUNED = env.bool("DJANGO_GC_TUNED", default=True)

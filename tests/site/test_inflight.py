@@ -12,9 +12,9 @@ import pytest
 from piramide_site.inflight import ClientConcurrencyLimit
 
 
-def scope(path: str = "/api/games/1/review/", cookie: str | None = "abc", address: str = "10.0.0.1") -> dict[str, Any]:
+def scope(path: str = "/api/games/1/", cookie: str | None = "abc", address: str = "10.0.0.1", method: str = "GET") -> dict[str, Any]:
     headers = [(b"cookie", f"csrftoken=x; sessionid={cookie}".encode())] if cookie else []
-    return {"type": "http", "path": path, "headers": headers, "client": (address, 5000)}
+    return {"type": "http", "method": method, "path": path, "headers": headers, "client": (address, 5000)}
 
 
 async def call(app: Any, request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -84,3 +84,26 @@ def test_without_a_session_the_address_is_the_client(held, settings):
         assert [answer[0]["status"] for answer in await asyncio.gather(first, elsewhere)] == [200, 200]
 
     asyncio.run(scenario())
+
+
+def test_requests_for_solver_work_have_a_tighter_cap(held, settings):
+    settings.HTTP_REQUESTS_PER_CLIENT = 8
+    settings.HTTP_SOLVER_REQUESTS_PER_CLIENT = 2
+    app, release, reached = held
+    limited = ClientConcurrencyLimit(app)
+    solver = [scope("/api/games/1/review/"), scope("/api/games/2/hint/"), scope("/api/races/", method="POST"),
+              scope("/api/games/3/review/")]
+
+    async def scenario() -> None:
+        first = [asyncio.ensure_future(call(limited, request)) for request in solver[:2]]
+        await asyncio.sleep(0)
+        for request in solver[2:]:
+            assert (await call(limited, request))[0]["status"] == 429
+        others = [asyncio.ensure_future(call(limited, scope(path))) for path in ("/api/games/1/", "/api/races/")]
+        await asyncio.sleep(0)
+        release.set()
+        assert [answer[0]["status"] for answer in await asyncio.gather(*first, *others)] == [200] * 4
+        assert limited.inflight == {}
+
+    asyncio.run(scenario())
+    assert reached == ["/api/games/1/review/", "/api/games/2/hint/", "/api/games/1/", "/api/races/"]
