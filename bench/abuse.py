@@ -139,7 +139,8 @@ def build_world(players: int, games_per_player: int, attacks: int) -> World:
             status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=line_length,
         )
 
-    seeds, lines = [], []
+    seeds: list[int] = []
+    lines: list[list[str]] = []
     seed = 1
     while len(seeds) < 2:
         solution = solve(EngineGame.from_seed("classic", seed), time_limit=5)

@@ -44,7 +44,7 @@ def pool_presets() -> list[str]:
 
 
 def pool_count(preset: str) -> int:
-    return PooledDeal.objects.filter(preset=preset).count()
+    return int(PooledDeal.objects.filter(preset=preset).count())
 
 
 def race_deal_take(*, preset: str) -> int | None:
