@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import collector as client_collector  # noqa: E402
 from bench.load import forget_keys, http, open_socket, recreate_database, server_env, start_shape  # noqa: E402
-from bench.processes import cpu_seconds  # noqa: E402
+from bench.processes import cpu_seconds, main_thread_cpu_seconds  # noqa: E402
 
 DB_NAME = "piramide_abuse"
 PREFIX = "piramide-abuse"
@@ -204,6 +204,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     attacks: Counter[tuple[str, int]] = field(default_factory=Counter)
     attack_seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    #: CPU seconds of the servers' event loops in the round
+    loop_cpu: float = 0.0
 
 
 class Clock:
@@ -347,7 +349,7 @@ async def run(ports: list[int], world: World, args: argparse.Namespace, shape: A
         for label in ("without attacker", "with attacker"):
             tally = Tally()
             clock.tally = tally
-            cpu = shape_cpu(shape)
+            cpu, loop = shape_cpu(shape), loop_cpu(shape)
             if label == "with attacker":
                 offset = number * len(world.lost) // max(1, args.repeat)
                 attacked = await attacker(ports[0], world, args.duration, args.wave_interval, offset, args.attacker_nice)
@@ -356,6 +358,7 @@ async def run(ports: list[int], world: World, args: argparse.Namespace, shape: A
             else:
                 await asyncio.sleep(args.duration)
             clock.tally = None
+            tally.loop_cpu = loop_cpu(shape) - loop
             rounds.append((label, tally, shape_cpu(shape) - cpu))
             await asyncio.sleep(2)  # what the attacker left running finishes between rounds
     done.set()
@@ -366,6 +369,11 @@ async def run(ports: list[int], world: World, args: argparse.Namespace, shape: A
 
 
 # ----------------------------------------------------------------- report
+
+
+def loop_cpu(shape: Any) -> float:
+    """CPU seconds of the servers' event loops (their main threads) so far."""
+    return sum(main_thread_cpu_seconds(process.pid) for process, _ in shape.servers)
 
 
 def shape_cpu(shape: Any) -> float:
@@ -414,7 +422,8 @@ def report(rounds: list[tuple[str, Tally, float]]) -> dict[str, Any]:
             ratio = b[key] / a[key] if a[key] else float("nan")
             mark = "  (target <= 1.5)" if key.endswith("p99_ms") else ""
             print(f"{label:24}{a[key]:>15.1f} ms{b[key]:>13.1f} ms{ratio:>8.2f}{mark}")
-        print(f"servers' + worker's CPU: {quiet_cpu:.1f} s without, {loud_cpu:.1f} s with the attacker")
+        print(f"servers' + worker's CPU: {quiet_cpu:.1f} s without, {loud_cpu:.1f} s with the attacker "
+              f"(of which the servers' event loops {quiet.loop_cpu:.1f} s and {loud.loop_cpu:.1f} s)")
         kinds = sorted({kind for kind, _ in loud.attacks})
         for kind in kinds:
             statuses = ", ".join(f"{status}: {count}" for (k, status), count in sorted(loud.attacks.items()) if k == kind)
