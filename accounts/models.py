@@ -1,14 +1,28 @@
 import secrets
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models import F, Q
+
+from .names import display_name_normalize, display_name_skeleton
 
 
 def new_follow_token() -> str:
     """A random, unguessable token for a player's follow link: neither their id nor their name."""
     return secrets.token_urlsafe(16)
+
+
+class PlayerManager(UserManager["User"]):
+    """Django's manager, but every account it makes (``createsuperuser``, ``create_user``) gets a
+    display name, the username when none is given, and that name's skeleton: both columns are
+    unique, so an account made without them would block the next one."""
+
+    def _create_user_object(self, username: str, email: str | None, password: str | None, **extra_fields: object) -> "User":
+        name = display_name_normalize(str(extra_fields.pop("display_name", "") or username))
+        user: User = super()._create_user_object(username, email, password, **extra_fields)
+        user.display_name, user.display_name_skeleton = name, display_name_skeleton(name)
+        return user
 
 
 class User(AbstractUser):
@@ -22,6 +36,8 @@ class User(AbstractUser):
     #: Marked by staff for fair play (fairplay.services): every score of the account, past and
     #: future, is excluded from every board.
     marked = models.BooleanField(default=False, db_default=False)
+
+    objects = PlayerManager()
 
     def __str__(self) -> str:
         return self.display_name or self.username

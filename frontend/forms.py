@@ -29,12 +29,22 @@ def display_name_taken_message(name: str) -> str:
 
 
 class SignUpForm(forms.Form):
-    username = forms.RegexField(r"^[\w.@+-]{3,40}$", max_length=40, label=_("Username"))
-    display_name = forms.CharField(
-        max_length=40, required=False, label=_("Display name"), help_text=_("Shown on leaderboards; defaults to the username.")
+    # autocomplete: password managers and phones fill these in, and offer a strong new password
+    username = forms.RegexField(
+        r"^[\w.@+-]{3,40}$",
+        max_length=40,
+        label=_("Username"),
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none", "spellcheck": "false"}),
     )
-    email = forms.EmailField(required=False, label=_("E-mail (optional)"))
-    password = forms.CharField(widget=forms.PasswordInput, label=_("Password"))
+    display_name = forms.CharField(
+        max_length=40,
+        required=False,
+        label=_("Display name"),
+        help_text=_("Shown on leaderboards; defaults to the username."),
+        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
+    )
+    email = forms.EmailField(required=False, label=_("E-mail (optional)"), widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}), label=_("Password"))
 
     def clean_display_name(self) -> str:
         # Whether it looks like a taken name is the service's to say (accounts.services.user_create).

@@ -131,12 +131,14 @@ def played_calendar(*, player_id: int, months: int = 3) -> list[dict[str, Any]]:
         for week in calendar.Calendar(firstweekday=0).monthdatescalendar(year, month):
             weeks.append(
                 [
+                    # a day of the month before or after, drawn to fill the week, is only padding:
+                    # its marks (and today's) belong to its own month's table
                     {
                         "date": d,
                         "in_month": d.month == month,
-                        "played": d in results,
-                        "won": results.get(d, False),
-                        "today": d == today,
+                        "played": d.month == month and d in results,
+                        "won": d.month == month and results.get(d, False),
+                        "today": d.month == month and d == today,
                     }
                     for d in week
                 ]

@@ -7,17 +7,17 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
-
 
 from . import services
 from .models import SEED_BOUND, DailyChallenge, Game, Move
+from .selectors import local_today
 
 
 class ChallengeScheduleForm(forms.ModelForm):
     seed = forms.IntegerField(
-        required=False, min_value=0, max_value=SEED_BOUND - 1, help_text="Leave empty to draw a secret seed."
+        required=False, min_value=0, max_value=SEED_BOUND - 1, help_text="Leave empty: the solver finds a secret seed whose deal it proves winnable."
     )
 
     class Meta:
@@ -27,7 +27,8 @@ class ChallengeScheduleForm(forms.ModelForm):
 
 @admin.register(DailyChallenge)
 class DailyChallengeAdmin(admin.ModelAdmin):
-    list_display = ("date", "preset", "status", "verdict", "line_length", "par", "par_exact", "verify_seconds", "game_count")
+    # few columns, so the list fits a laptop's screen; line length, solver states and times are on each challenge's page
+    list_display = ("date", "preset", "status", "verdict", "par_shown", "game_count")
     list_filter = ("status", "verdict", "preset")
     date_hierarchy = "date"
     actions = ["reverify", "replace_with_winnable"]
@@ -67,11 +68,34 @@ class DailyChallengeAdmin(admin.ModelAdmin):
     def game_count(self, challenge: DailyChallenge) -> int:
         return challenge.games.count()
 
+    @admin.display(description="par", ordering="par")
+    def par_shown(self, challenge: DailyChallenge) -> str:
+        if challenge.par is None:
+            return "–"
+        return f"{challenge.par}" if challenge.par_exact else f"{challenge.par} (not proven best)"
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        # A deal that cannot be played as scheduled is said at the top of the list, not only in a column.
+        today = local_today()
+        for challenge in DailyChallenge.objects.filter(date__gte=today).filter(
+            Q(verdict=DailyChallenge.Verdict.UNWINNABLE) | Q(status__in=[DailyChallenge.Status.FAILED, DailyChallenge.Status.UNKNOWN])
+        ):
+            problem = "its deal is unwinnable" if challenge.verdict == DailyChallenge.Verdict.UNWINNABLE else f"its verification is {challenge.status}"
+            self.message_user(
+                request, f"{challenge}: {problem}. Select it and run “Replace with a winnable deal”.", messages.WARNING
+            )
+        return super().changelist_view(request, extra_context)
+
     def save_model(self, request: HttpRequest, obj: DailyChallenge, form: Any, change: bool) -> None:
         if change:
             return  # every field is read-only once scheduled
         data = form.cleaned_data
         scheduled = services.challenge_schedule(date=data["date"], preset=data["preset"], seed=data.get("seed"))
+        if data.get("seed") is None:
+            said = "the solver is looking for a winnable deal for it; until then the list shows it pending"
+        else:
+            said = f"the solver is verifying seed {scheduled.seed}; if the deal is unwinnable the list will say so"
+        self.message_user(request, f"{scheduled}: {said}.", messages.INFO)
         obj.pk = scheduled.pk
         obj.seed = scheduled.seed
         obj.seed_commitment, obj.commitment_version, obj.salt = (

@@ -95,8 +95,16 @@ def _enqueue_verification(challenge_id: int) -> None:
     transaction.on_commit(lambda: challenge_verify_task.delay(challenge_id))
 
 
+def _enqueue_replacement(challenge_id: int) -> None:
+    from .tasks import challenge_replace_task
+
+    transaction.on_commit(lambda: challenge_replace_task.delay(challenge_id))
+
+
 def challenge_schedule(*, date: dt.date, preset: str, seed: int | None = None) -> DailyChallenge:
-    """Schedule a challenge (seed drawn unless given) and enqueue its verification after commit.
+    """Schedule a challenge and, after the commit, enqueue its verification (a seed given) or the
+    search for a winnable deal that replaces the drawn one (no seed given: a drawn deal is
+    proven winnable, as the automatic fill's are).
 
     Locks nothing: the unique constraint on (date, preset) refuses a second one.
     """
@@ -104,6 +112,7 @@ def challenge_schedule(*, date: dt.date, preset: str, seed: int | None = None) -
         get_rules(preset)
     except UnknownPresetError as error:
         raise BadRequest(str(error)) from None
+    drawn = seed is None
     if seed is None:
         seed = draw_seed()
     if not 0 <= seed < SEED_BOUND:
@@ -111,7 +120,10 @@ def challenge_schedule(*, date: dt.date, preset: str, seed: int | None = None) -
     try:
         with transaction.atomic():
             challenge = DailyChallenge.objects.create(date=date, preset=preset, seed=seed, **commitment_fields(preset, seed))
-            _enqueue_verification(challenge.pk)
+            if drawn:
+                _enqueue_replacement(challenge.pk)
+            else:
+                _enqueue_verification(challenge.pk)
     except IntegrityError:
         raise Conflict(f"a {preset} challenge is already scheduled for {date}") from None
     return challenge

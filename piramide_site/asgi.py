@@ -17,6 +17,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from games.program import lifespan  # noqa: E402
 from games.routing import not_found_urlpatterns  # noqa: E402
 from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
@@ -29,6 +30,8 @@ from .socket_limits import SocketLimitMiddleware  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": ClientConcurrencyLimit(django_asgi_app),
+        # the daily program kept where no beat runs (games/program.py)
+        "lifespan": lifespan,
         "websocket": AllowedHostsOriginValidator(
             SessionAuthStack(SocketLimitMiddleware(URLRouter([*game_routes, *race_routes, *not_found_urlpatterns])))
         ),

@@ -1,11 +1,19 @@
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from .health import healthz
 
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """Browsers and crawlers ask for /favicon.ico whatever the pages link to."""
+    return HttpResponsePermanentRedirect(static("frontend/icon.svg"))
+
+
 urlpatterns = [
     path("healthz/", healthz, name="healthz"),
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("api/auth/", include("accounts.urls")),
     path("api/follows/", include("accounts.follow_urls")),
@@ -15,7 +23,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its starter script as a file, so the docs page needs no inline script (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="frontend/redoc.html"), name="api-redoc"),
     path("", include("frontend.urls")),
 ]
 

@@ -125,9 +125,9 @@ T: dict[str, tuple] = {
     "Hint": ("Suggerimento", "Pista"),
     "Give up": ("Abbandona", "Abandonar"),
     "How to play": ("Come si gioca", "Cómo se juega"),
-    "Remove pairs of free cards that add up to 13 (10 with forty cards) by dragging one card onto the other. A king leaves alone: tap it. Tap the stock to draw; when it is empty, tap it to turn the waste over while redeals are left. Tapping two cards in turn does nothing.": (
-        "Togli coppie di carte libere che sommano 13 (10 con quaranta carte) trascinando una carta sull'altra. Il re se ne va da solo: toccalo. Tocca il tallone per pescare; quando è vuoto, toccalo per rigirare gli scarti finché restano rigiri. Toccare due carte in sequenza non produce niente.",
-        "Quita parejas de cartas libres que sumen 13 (10 con cuarenta cartas) arrastrando una carta sobre la otra. El rey se va solo: tócalo. Toca el mazo para robar; cuando esté vacío, tócalo para dar la vuelta al descarte mientras queden vueltas. Tocar dos cartas seguidas no hace nada.",
+    "Remove pairs of free cards that add up to 13 (10 with forty cards) by tapping one card and then the other, or by dragging one onto the other. A king leaves alone: tap it. Tap the stock to draw; when it is empty, tap it to turn the waste over while redeals are left.": (
+        "Togli coppie di carte libere che sommano 13 (10 con quaranta carte) toccando una carta e poi l'altra, o trascinando una carta sull'altra. Il re se ne va da solo: toccalo. Tocca il tallone per pescare; quando è vuoto, toccalo per rigirare gli scarti finché restano rigiri.",
+        "Quita parejas de cartas libres que sumen 13 (10 con cuarenta cartas) tocando una carta y luego la otra, o arrastrando una carta sobre la otra. El rey se va solo: tócalo. Toca el mazo para robar; cuando esté vacío, tócalo para dar la vuelta al descarte mientras queden vueltas.",
     ),
     "Keyboard: Tab to a card, Enter or Space to choose it, then Enter on its partner; Escape cancels; the arrow keys move between cards; D draws, R turns the waste over.": (
         "Tastiera: Tab fino a una carta, Invio o Spazio per sceglierla, poi Invio sulla compagna; Esc annulla; le frecce si spostano tra le carte; D pesca, R rigira gli scarti.",
@@ -243,7 +243,6 @@ T: dict[str, tuple] = {
         "La mossa non è stata fatta: il server è occupato, riprova tra qualche secondo.",
         "La jugada no se hizo: el servidor está ocupado, inténtalo de nuevo en unos segundos.",
     ),
-    "Drag a card onto its partner to pair them": ("Trascina una carta sulla compagna per accoppiarle", "Arrastra una carta sobre su pareja para emparejarlas"),
     "Selection cleared": ("Selezione annullata", "Selección anulada"),
     "%(card)s is not free": ("%(card)s non è libera", "%(card)s no está libre"),
     "%(card)s selected: now choose its partner": ("%(card)s scelta: ora scegli la compagna", "%(card)s elegida: ahora elige su pareja"),
@@ -336,6 +335,23 @@ T: dict[str, tuple] = {
         ("%(card)s está cubierta por %(n)s carta", "%(card)s está cubierta por %(n)s cartas"),
     ),
     "the face-down card": ("la carta coperta", "la carta boca abajo"),
+    "level with par": ("pari al par", "igual al par"),
+    "See the result": ("Vedi il risultato", "Ver el resultado"),
+    "Forty cards: the jack counts 8, the queen 9, the king 10. Pairs make 10; a king leaves alone.": (
+        "Quaranta carte: il fante vale 8, la donna 9, il re 10. Le coppie fanno 10; il re se ne va da solo.",
+        "Cuarenta cartas: la jota vale 8, la reina 9, el rey 10. Las parejas suman 10; el rey se va solo.",
+    ),
+    "You may draw only when nothing can be removed: until then the stock is dimmed, and a tap on it says why.": (
+        "Si pesca solo quando non si può togliere niente: fino ad allora il tallone è attenuato, e toccandolo si vede perché.",
+        "Solo se roba cuando no se puede quitar nada: hasta entonces el mazo está atenuado, y al tocarlo se ve por qué.",
+    ),
+    "stopped": ("fermata", "detenida"),
+    "ready": ("pronto", "listo"),
+    "Start the race when everyone is here.": ("Avvia la gara quando ci sono tutti.", "Empieza la carrera cuando estén todos."),
+    "only the top %(n)s card of the waste is in play": (
+        ("è in gioco solo la prima %(n)s carta degli scarti", "sono in gioco solo le prime %(n)s carte degli scarti"),
+        ("solo está en juego la primera %(n)s carta del descarte", "solo están en juego las primeras %(n)s cartas del descarte"),
+    ),
     "every pair needs a pyramid card": ("ogni coppia deve avere una carta della piramide", "cada pareja necesita una carta de la pirámide"),
     "a card under the waste top pairs only with another waste card": (
         "una carta sotto la cima degli scarti fa coppia solo con un'altra carta degli scarti",

@@ -45,8 +45,8 @@ class Outcome(Enum):
     LOST = "lost"
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def _plural(count: int, word: str, words: str = "") -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {words or word + 's'}"
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ class Game:
         if self.stock:
             return f"the stock still has {_plural(len(self.stock), 'card')}: draw them first"
         if self.recycles_left <= 0:
-            return f"no redeal is left: {self.rules.name} allows {_plural(self.rules.passes, 'pass')} through the stock"
+            return f"no redeal is left: {self.rules.name} allows {_plural(self.rules.passes, 'pass', 'passes')} through the stock"
         if not self.waste and self.drawn is None:
             return "the waste is empty: there is nothing to turn over"
         return None
@@ -287,8 +287,11 @@ class Game:
             if card is None:
                 raise IllegalMoveError("the stock is empty" if model is StockModel.STOCK_TOP_AND_WASTE else "draw a card first (D)")
             return card
-        if ref.depth > max(1, rules.house_waste_reach):
-            raise IllegalMoveError("only the top card of the waste (W) is in play")
+        reach = max(1, rules.house_waste_reach)
+        if ref.depth > reach:
+            if reach == 1:
+                raise IllegalMoveError("only the top card of the waste (W) is in play")
+            raise IllegalMoveError(f"only the top {reach} cards of the waste (W to W{reach}) are in play")
         if len(self.waste) < ref.depth:
             if not self.waste:
                 raise IllegalMoveError("the waste is empty")

@@ -357,6 +357,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT 
 CELERY_TIMEZONE = PIRAMIDE_TIME_ZONE
 #: How much lower a Celery worker's priority is than the web processes' (piramide_site/celery.py).
 WORKER_NICE = env.int("WORKER_NICE", default=10)
+#: The web process fills today's and tomorrow's challenges itself, hourly and after midnight
+#: (games/program.py); by default where no Celery worker and beat do (eager tasks).
+PIRAMIDE_PROGRAM_KEEPER = env.bool("PIRAMIDE_PROGRAM_KEEPER", default=CELERY_TASK_ALWAYS_EAGER)
 #: Assess each finished ranked game for fair play (docs/fairplay.md, *Detection*).
 FAIRPLAY_ASSESS = env.bool("FAIRPLAY_ASSESS", default=True)
 

@@ -27,6 +27,8 @@ STORAGES = {
 }
 # Tasks run eagerly unless a test starts a real worker (tests/conftest.py: celery_worker).
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
+# The test servers are given their challenges; tests/games/test_program.py turns the keeper on.
+PIRAMIDE_PROGRAM_KEEPER = env.bool("PIRAMIDE_PROGRAM_KEEPER", default=False)
 # Most tests play the solver's line at machine speed, which fair play rightly sends to review:
 # its own tests (tests/fairplay) turn it on.
 FAIRPLAY_ASSESS = env.bool("FAIRPLAY_ASSESS", default=False)

@@ -115,12 +115,20 @@ def test_two_friends_race_from_lobby_to_results(site: Any, new_context: Any) -> 
     friend.click(".race .join")
     host.wait_for_selector("[data-list=players] li:nth-child(2)")
 
+    # Each is told what is theirs to do, and the lobby's players are ready, not yet playing.
+    host.locator(".race-status").filter(has_text="Avvia la gara quando ci sono tutti.").wait_for()
+    friend.locator(".race-status").filter(has_text="Si aspetta che chi ha creato la gara la avvii").wait_for()
+    assert host.locator("[data-list=players] li .summary-text").all_inner_texts()[1].endswith("· pronto")
     host.screenshot(path=str(ARTIFACTS / "race-lobby.png"))
     host.click(".race .start")
     for page in (host, friend):
         page.wait_for_selector(".race .big-count:not([hidden])")
     for page in (host, friend):
         page.wait_for_selector("body[data-playing='1']", timeout=15_000)
+    # "Go!" goes without moving the board a player may already be dragging on
+    board_at_go = host.locator(".race .play .board").bounding_box()
+    host.wait_for_selector(".race .big-count", state="hidden")
+    assert host.locator(".race .play .board").bounding_box() == board_at_go
 
     host.click(".race .play .stock-pile")
     host.wait_for_selector(".race .play[data-confirmed='1']")
@@ -153,3 +161,30 @@ def test_a_house_rule_move_without_a_card_to_drag_is_a_button(site: Any, new_con
     page.wait_for_selector(".race .play[data-confirmed='4']:not(.pending)")
     assert page.locator(".race .waste .card").count() == 0
     assert page.locator(".race .house-moves").is_hidden()
+
+
+@pytest.mark.parametrize("locale", ["it-IT", "en-US", "es-ES"])
+def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(site: Any, new_context: Any, locale: str) -> None:
+    """390 px wide, in each language: the history's and the boards' tables fit or scroll in their own box."""
+    page = new_context(locale=locale, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True).new_page()
+    name = sign_up(page, site)
+    past_game(site, name, "classic", CLASSIC_SEED, ["D", "D"], days_ago=2)
+    start_ranked(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    page.locator("dialog#game-over").wait_for(state="visible")
+    for path in ("/", "/leaderboards/?board=today&preset=classic", "/leaderboards/?board=all&preset=classic", "/profile/"):
+        page.goto(path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} in {locale} is {width} px wide"
+    page.screenshot(path=str(ARTIFACTS / f"profile-phone-{locale}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("path", ["/api/redoc/", "/api/docs/"])
+def test_the_api_documentation_renders_under_the_sites_content_policy(site: Any, page: Any, path: str) -> None:
+    refused: list[str] = []
+    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
+    page.goto(path)
+    page.get_by_text("Piramide API").first.wait_for()
+    page.get_by_text("/api/challenges/today/").first.wait_for()
+    assert not refused

@@ -50,7 +50,8 @@ def test_today_and_tomorrow_show_the_commitment_and_never_the_seed(today: dt.dat
     client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(alice)
     home = page(client, "/")
-    assert home.count("Seed commitment (SHA-256)") == 2
+    # the front page says it in words and links to the room, where the full commitment is explained
+    assert home.count("A deal fixed in advance") == 2
     for challenge in (classic, forty):
         assert_committed_not_revealed(home, challenge)
         assert_committed_not_revealed(page(client, f"/challenges/{challenge.pk}/room/"), challenge)

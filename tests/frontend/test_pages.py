@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from games.models import Game
 from games.services import game_move_make, game_ranked_start, game_resign
+from leaderboard.models import Score
 from tests.factories import make_challenge, make_player
 
 # The db fixture by name, so the suite-wide fixture wipes Redis leaderboard keys other tests left (tests/conftest.py).
@@ -141,6 +144,28 @@ def test_the_calendar_covers_this_month_and_the_two_before_across_new_year() -> 
     assert [m["first"] for m in months] == [dt.date(2026, 11, 1), dt.date(2026, 12, 1), dt.date(2027, 1, 1)]
 
 
+def test_today_and_its_result_are_marked_in_their_own_month_only_not_in_the_padding_of_the_one_before() -> None:
+    import datetime as dt
+    from unittest import mock
+
+    from frontend import selectors
+
+    player = make_player()
+    challenge = make_challenge(date=dt.date(2026, 12, 1))
+    game = Game.objects.create(
+        challenge=challenge, player=player, ranked=True, outcome="won", score=500, move_count=40, finished_at=timezone.now()
+    )
+    Score.objects.create(
+        player=player, challenge=challenge, game=game, date=challenge.date, preset="classic", points=500, moves=40,
+        won=True, finished_at=game.finished_at,
+    )
+    # 1 December 2026 is a Tuesday: November's last week is drawn with it
+    with mock.patch.object(selectors, "local_today", return_value=dt.date(2026, 12, 1)):
+        months = selectors.played_calendar(player_id=player.pk)
+    marked = [(m["first"].month, d["date"]) for m in months for week in m["weeks"] for d in week if d["today"] or d["won"] or d["played"]]
+    assert marked == [(12, dt.date(2026, 12, 1))]
+
+
 @pytest.mark.parametrize("board", ["week", "all"])
 def test_week_and_all_time_boards_mark_my_row_and_leave_the_histogram_to_today(board: str) -> None:
     challenge = make_challenge()
@@ -151,3 +176,16 @@ def test_week_and_all_time_boards_mark_my_row_and_leave_the_histogram_to_today(b
     page = signed_in(player, "en").get(f"/leaderboards/?board={board}&preset=classic").content.decode()
     assert page.count('class="me"') == 1 and page.count("<tr") == 3
     assert "<svg" not in page
+
+
+def test_the_site_has_an_icon_where_browsers_look_for_one() -> None:
+    response = Client().get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"].endswith(".svg")
+    assert f'<link rel="icon" href="{response["Location"]}"' in Client().get("/").content.decode()
+
+
+def test_the_sign_up_form_tells_password_managers_what_each_field_is() -> None:
+    page = Client().get("/signup/").content.decode()
+    for name, kind in (("username", "username"), ("display_name", "nickname"), ("email", "email"), ("password", "new-password")):
+        field = re.search(rf'<input[^>]*name="{name}"[^>]*>', page)
+        assert field is not None and f'autocomplete="{kind}"' in field.group(0), name

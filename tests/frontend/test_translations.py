@@ -41,3 +41,18 @@ def test_every_italian_and_spanish_string_is_translated(po: Path) -> None:
 def test_templates_translate_through_djangos_machinery(language: str, expected: str) -> None:
     with translation.override(language):
         assert translation.gettext("Leaderboards") == expected
+
+
+JS = Path(__file__).resolve().parents[2] / "frontend" / "static" / "frontend" / "js"
+#: What the scripts hand to Django's JavaScript catalogue: _("…"), gettext("…"), ngettext("…", "…", n).
+JS_CALL = re.compile(r'\b(?:_|gettext|ngettext)\("((?:[^"\\]|\\.)*)"')
+
+
+def test_every_string_the_scripts_translate_is_in_the_catalogue() -> None:
+    """A string handed to a translation function under a name xgettext does not know is never
+    extracted, and every player sees it in English."""
+    with (LOCALE / "it" / "LC_MESSAGES" / "djangojs.mo").open("rb") as compiled:
+        catalogue = gettext.GNUTranslations(compiled)._catalog  # type: ignore[attr-defined]
+    extracted = {key[0] if isinstance(key, tuple) else key for key in catalogue}
+    called = {text for script in JS.rglob("*.js") for text in JS_CALL.findall(script.read_text(encoding="utf-8"))}
+    assert called and not called - extracted

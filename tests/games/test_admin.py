@@ -27,12 +27,37 @@ def test_scheduling_draws_a_seed_and_verifies_it_after_commit(staff_client, djan
     assert response.status_code == 302, response.content.decode()[:2000]
     challenge = DailyChallenge.objects.get(date=day, preset="classic")
     assert len(callbacks) == 1
-    assert challenge.status in {"done", "unknown"} and challenge.verdict in {"winnable", "unwinnable", "unknown"}
+    # a drawn deal is proven winnable, as the automatic fill's are
+    assert challenge.status == "done" and challenge.verdict == "winnable"
     assert challenge.commitment_version == 2
     assert commitment_matches(challenge.seed_commitment, "classic", challenge.seed, challenge.salt)
     listing = staff_client.get("/admin/games/dailychallenge/").content.decode()
-    for column in ("Status", "Verdict", "Par", "Verify seconds"):
+    for column in ("Status", "Verdict", "Par", "Games"):
         assert column in listing
+
+
+def test_a_drawn_deal_that_is_unwinnable_is_replaced_by_a_winnable_one(staff_client, django_capture_on_commit_callbacks, monkeypatch):
+    from games import services
+
+    draws = iter([UNWINNABLE["classic"]])
+    real = services.draw_seed
+    monkeypatch.setattr(services, "draw_seed", lambda: next(draws, None) or real())
+    day = dt.date(2031, 2, 8)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post("/admin/games/dailychallenge/add/", {"date": day.isoformat(), "preset": "classic", "seed": ""}, follow=True)
+    assert "the solver is looking for a winnable deal" in response.content.decode()
+    challenge = DailyChallenge.objects.get(date=day)
+    assert challenge.seed != UNWINNABLE["classic"] and challenge.verdict == "winnable"
+    assert commitment_matches(challenge.seed_commitment, "classic", challenge.seed, challenge.salt)
+
+
+def test_an_unwinnable_deal_ahead_is_said_at_the_top_of_the_list(staff_client):
+    from games.selectors import local_today
+
+    make_challenge(date=local_today() + dt.timedelta(days=3), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    make_challenge(date=local_today() - dt.timedelta(days=3), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    listing = staff_client.get("/admin/games/dailychallenge/").content.decode()
+    assert listing.count("its deal is unwinnable") == 1 and "Replace with a winnable deal" in listing
 
 
 def test_a_seed_can_be_entered(staff_client, django_capture_on_commit_callbacks):

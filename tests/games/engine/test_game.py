@@ -241,6 +241,11 @@ def test_house_pairs_two_waste_cards_with_at_most_two_between() -> None:
     refused(game, "W2+W3", r"5♦ \+ Q♦ is 14, not 10")
 
 
+def test_house_waste_beyond_its_window_is_refused_naming_the_window() -> None:
+    game = game_with("forty-house", FORTY_PYRAMID, "3d Qd 5d 7s Jc", "D D D D D")
+    refused(game, "W+W5", r"only the top 4 cards of the waste \(W to W4\) are in play")
+
+
 def test_house_rules_are_refused_in_other_presets() -> None:
     game = game_with("forty-open", FORTY_PYRAMID, "7s", "D")
     refused(game, "B1", "forty-open has no put-back rule")

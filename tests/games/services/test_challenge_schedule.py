@@ -19,7 +19,7 @@ def test_scheduling_draws_a_secret_seed_and_commits_to_it(django_capture_on_comm
     challenge.refresh_from_db()
     assert commitment_matches(challenge.seed_commitment, "classic", challenge.seed, challenge.salt), "as stored"
     assert challenge.status == DailyChallenge.Status.PENDING
-    assert len(callbacks) == 1, "the verification is enqueued once, after the commit"
+    assert len(callbacks) == 1, "the search for a winnable deal is enqueued once, after the commit"
 
 
 def test_seeds_are_not_derived_from_the_date():

@@ -96,7 +96,11 @@ export class Board {
     this.stockPile.setAttribute("aria-label", label);
     this.stockPile.title = label;
     this.stockPile.querySelector(".action").dataset.face = canRecycle ? "↻" : state.stock.count > 0 ? "" : "∅";
-    this.stockPile.disabled = !this.interactive || !(canDraw || canRecycle);
+    // A stock that may not be drawn yet (forty cards: a pair is on the table) still takes a tap,
+    // whose refusal says why where touch shows no tooltip; only an empty, spent stock is dead.
+    const waiting = state.stock.count > 0 && !canDraw;
+    this.stockPile.classList.toggle("waiting", waiting);
+    this.stockPile.disabled = !this.interactive || !(canDraw || canRecycle || waiting);
 
     const stockCode = state.drawn || state.stock.top;
     this.stockSlot.replaceChildren();

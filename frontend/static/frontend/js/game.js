@@ -202,16 +202,14 @@ export class Table {
     });
   }
 
-  // A tap removes a king; a tap on any other card does nothing but say how pairs are made.
+  // Tap-to-pair: a tap chooses a free card (a king leaves at once), a tap on its partner pairs
+  // them, a second tap on the chosen card lets it go; a king tapped while a card is chosen
+  // leaves, and the choice with it.
   tap(el) {
     if (this.over) return;
-    const ref = el.dataset.ref;
-    const code = cardAt(this.state, ref);
-    if (code && isKing(code)) {
-      this.play(ref);
-      return;
-    }
-    this.flash(_("Drag a card onto its partner to pair them"));
+    const code = cardAt(this.state, el.dataset.ref);
+    if (this.selected !== null && this.selected !== el.dataset.ref && code && isKing(code)) this.selected = null;
+    this.choose(el);
   }
 
   drop(el, target) {

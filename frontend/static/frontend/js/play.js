@@ -51,7 +51,13 @@ async function finished(view) {
   dialog.querySelector(".final-score").textContent = view.score;
   const par = config.challenge.par;
   dialog.querySelector(".vs-par").textContent =
-    par == null ? "" : view.score >= par ? fmt(_("%(n)s above par"), { n: view.score - par }) : fmt(_("%(n)s below par"), { n: par - view.score });
+    par == null
+      ? ""
+      : view.score === par
+        ? _("level with par")
+        : view.score > par
+          ? fmt(_("%(n)s above par"), { n: view.score - par })
+          : fmt(_("%(n)s below par"), { n: par - view.score });
   dialog.querySelector(".par").textContent = par == null ? "–" : par;
   const share = dialog.querySelector(".share");
   const text = shareText({ state, dayNumber: config.challenge.day_number, presetLabel: config.challenge.preset_label, score: view.score, par, won });
@@ -62,6 +68,11 @@ async function finished(view) {
   dialog.querySelector(".share-preview").textContent = text;
   const review = dialog.querySelector(".review");
   review.hidden = true;
+  // a finished game takes no more moves: its buttons give way to one that brings the result back
+  for (const button of root.querySelectorAll(".controls button")) {
+    button.disabled = button.dataset.action !== "result";
+    button.hidden = button.dataset.action === "result" ? false : button.hidden;
+  }
   if (!dialog.open) dialog.showModal();
   if (view.ranked) {
     try {
@@ -161,4 +172,5 @@ if (resign)
     } else table.flash(result.message);
   });
 root.querySelector("[data-action=draw]").addEventListener("click", () => table.draw());
+root.querySelector("[data-action=result]").addEventListener("click", () => dialog.showModal());
 document.body.dataset.ready = "1";

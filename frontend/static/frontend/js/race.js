@@ -58,7 +58,7 @@ function showPlayers() {
   const list = root.querySelector("[data-list=players]");
   list.replaceChildren(
     ...race.players.map((entry) =>
-      summaryItem({ ...entry.summary, game: entry.player.id }, { name: entry.player.display_name + (entry.player.id === me ? ` (${_("you")})` : ""), size: boardSize(race.preset) }),
+      summaryItem({ ...entry.summary, game: entry.player.id, outcome: race.status === "lobby" ? "ready" : entry.summary.outcome }, { name: entry.player.display_name + (entry.player.id === me ? ` (${_("you")})` : ""), size: boardSize(race.preset) }),
     ),
   );
 }
@@ -133,7 +133,10 @@ function showRace(state) {
   root.querySelector(".start").hidden = !state.me.host || race.status !== "lobby";
   root.querySelector(".leave").hidden = !state.me.member || race.status !== "lobby";
   showPlayers();
-  if (race.status === "lobby") status(state.me.member ? _("Waiting for the host to start…") : _("Join to race."));
+  if (race.status === "lobby") {
+    if (state.me.host) status(_("Start the race when everyone is here."));
+    else status(state.me.member ? _("Waiting for the host to start…") : _("Join to race."));
+  }
   if (race.status === "countdown" && race.starts_at) countdown(race.starts_at);
   if (race.status === "running" && state.me.game) startGame(state.me.game);
   if (race.status === "finished" && race.results) {

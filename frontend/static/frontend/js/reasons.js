@@ -2,7 +2,7 @@
 // again here in the page's language, and anything else is shown as the server wrote it.
 const _ = (s) => (window.gettext ? window.gettext(s) : s);
 const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
-const plural = (one, many, n) => (window.ngettext ? window.ngettext(one, many, n) : n === 1 ? one : many);
+const ngettext = (one, many, n) => (window.ngettext ? window.ngettext(one, many, n) : n === 1 ? one : many);
 
 function cardText(label) {
   return /^the face-down card at /.test(label) ? _("the face-down card") : label;
@@ -11,7 +11,7 @@ function cardText(label) {
 const RULES = [
   [/^the game has \d+ moves and you have seen \d+/, () => _("the game had moved on elsewhere: here is where it stands now")],
   [/^(\S+) \+ (\S+) is (\d+), not (\d+)$/, (m) => fmt(_("%(a)s + %(b)s makes %(sum)s, not %(target)s"), { a: m[1], b: m[2], sum: m[3], target: m[4] })],
-  [/^(.+) is covered by (\d+) cards?$/, (m) => fmt(plural("%(card)s is covered by %(n)s card", "%(card)s is covered by %(n)s cards", Number(m[2])), { card: cardText(m[1]), n: m[2] })],
+  [/^(.+) is covered by (\d+) cards?$/, (m) => fmt(ngettext("%(card)s is covered by %(n)s card", "%(card)s is covered by %(n)s cards", Number(m[2])), { card: cardText(m[1]), n: m[2] })],
   [/^in \S+ every pair needs a pyramid card$/, () => _("every pair needs a pyramid card")],
   [/^(W\d) pairs only with another waste card$/, () => _("a card under the waste top pairs only with another waste card")],
   [/^the card at \S+ is already gone$/, () => _("that card is already gone")],
@@ -25,6 +25,8 @@ const RULES = [
     fmt(_("you may draw only when nothing can be removed: %(card)s leaves alone"), { card: cardText(m[1]) })],
   [/^you may draw only when nothing can be removed/, () => _("you may draw only when nothing can be removed")],
   [/^only the top card of the waste \(W\) is in play$/, () => _("only the top card of the waste is in play")],
+  [/^only the top (\d+) cards of the waste \(W to W\d+\) are in play$/, (m) =>
+    fmt(ngettext("only the top %(n)s card of the waste is in play", "only the top %(n)s cards of the waste are in play", Number(m[1])), { n: m[1] })],
   [/^(\S+) counts (\d+): only a king leaves alone/, (m) => fmt(_("%(card)s counts %(n)s: only a king leaves alone"), { card: m[1], n: m[2] })],
 ];
 

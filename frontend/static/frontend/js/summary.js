@@ -3,7 +3,17 @@ const _ = (s) => (window.gettext ? window.gettext(s) : s);
 const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
 
 export function outcomeText(outcome) {
-  return { won: _("won"), lost: _("lost"), resigned: _("gave up"), in_progress: _("playing") }[outcome] || outcome;
+  const texts = {
+    won: _("won"),
+    lost: _("lost"),
+    resigned: _("gave up"),
+    in_progress: _("playing"),
+    // a race's game still going when someone cleared the pyramid
+    stopped: _("stopped"),
+    // a race's player in the lobby, before the start
+    ready: _("ready"),
+  };
+  return texts[outcome] || outcome;
 }
 
 export function summaryItem(summary, { name, size, href } = {}) {
