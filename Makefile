@@ -26,8 +26,12 @@ PORT ?= 8000
 migrate: $(STAMP)
 	$(PY) manage.py migrate --noinput
 
+# A few proven-winnable race deals per preset, so races work at once (a few seconds of search,
+# once); the web process tops the pools up after (races/pool.py).
+RACE_DEALS ?= 5
 demo: migrate
 	$(PY) manage.py piramide_demo
+	$(PY) manage.py races_pool_fill --size $(RACE_DEALS)
 
 run: demo
 	@echo "Piramide at http://$(HOST):$(PORT)/  (API docs at /api/docs/, admin at /admin/)"

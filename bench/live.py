@@ -151,6 +151,7 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
         "LIVE_SOCKETS_PER_IP": "100000",
         "LIVE_FRAMES_PER_IP": "100000000/min",
         "LIVE_FRAMES_PER_USER": "100000000/min",
+        "HTTP_REQUESTS_PER_ADDRESS": "0",
         "CELERY_TASK_ALWAYS_EAGER": "true",
         "DJANGO_LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),

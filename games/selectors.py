@@ -173,16 +173,26 @@ class HintResult:
 
 
 def game_hint(*, game: Game) -> HintResult:
-    """A solver hint for a practice game: the next move of a winning line, if one is found in time."""
-    from games.engine.solver import hint
+    """A solver hint for a practice game: the next move of a winning line, if one is found in time.
+
+    Asked once per position (games/solving.py): the answer is cached under the deal and the moves
+    that reached it, and the search runs in a solver process within the player's and the site's caps.
+    """
+    from . import solver_jobs, solving
 
     if game.ranked:
         raise NotAllowed("ranked games have no hints: start a practice game for that")
     require_deal_public(game.challenge, "a hint")
     if game.is_finished:
         raise GameFinished("the game is over")
-    result = hint(game_engine_state(game), time_limit=settings.PIRAMIDE_HINT_TIME_LIMIT)
-    return HintResult(result.verdict.value, str(result.move) if result.move is not None else None)
+    deal, moves = game.challenge.deal, [str(move) for move in game_engine_state(game).moves]
+    key = solving.answer_key("hint", game.challenge.preset, deal, moves)
+    answer = solving.cache_get(key)
+    if answer is None:
+        limit = settings.PIRAMIDE_HINT_TIME_LIMIT
+        answer = solving.run(solver_jobs.hint_job, deal, moves, player_id=game.player_id, time_limit=limit)
+        solving.cache_set(key, answer, decided=answer["verdict"] != "unknown")
+    return HintResult(answer["verdict"], answer["move"])
 
 
 @dataclass(frozen=True)
@@ -200,18 +210,26 @@ def game_review(*, game: Game) -> ReviewResult:
     """Where a finished game was lost: the move after which the deal could no longer be won.
 
     Before the challenge's day is over only the move number is told, never the line (the
-    knowledge rule): the number names a position the player saw, the line shows cards they did not.
+    knowledge rule): the number names a position the player saw, the line shows cards they did
+    not.  The search runs once per deal and move log (games/solving.py); the cached answer keeps
+    the line, and the rule is applied to every answer, cached or not.
     """
-    from games.engine.solver import review
+    from . import solver_jobs, solving
 
     if not game.is_finished:
         raise NotAllowed("a review is for a finished game: finish or resign it first")
-    result = review(game.challenge.deal, game_moves(game), time_limit=settings.PIRAMIDE_REVIEW_TIME_LIMIT)
+    deal, moves = game.challenge.deal, [str(move) for move in game_moves(game)]
+    key = solving.answer_key("review", game.challenge.preset, deal, moves)
+    answer = solving.cache_get(key)
+    if answer is None:
+        limit = settings.PIRAMIDE_REVIEW_TIME_LIMIT
+        answer = solving.run(solver_jobs.review_job, deal, moves, player_id=game.player_id, time_limit=limit)
+        solving.cache_set(key, answer, decided=answer["start_verdict"] != "unknown")
     public = challenge_is_over(game.challenge)
     return ReviewResult(
-        result.start_verdict.value,
-        result.point_of_no_return,
-        [str(move) for move in result.line] if public else [],
-        result.seconds,
+        answer["start_verdict"],
+        answer["point_of_no_return"],
+        list(answer["line"]) if public else [],
+        answer["seconds"],
         None if public else challenge_day_end(game.challenge),
     )

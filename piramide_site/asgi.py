@@ -1,6 +1,6 @@
 """The ASGI application: Django builds first, then the Channels router (see docs/style.md).
 
-HTTP goes to Django.  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
+HTTP goes to Django, past a cap on each client's requests in flight (piramide_site/inflight.py).  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
 then the session middleware that puts the signed-in user in the scope (Channels' own, its read of
 the user on the thread pool: piramide_site/socket_auth.py), then the per-user and
 per-address limits on open sockets and frames (piramide_site/socket_limits.py), then the routes.
@@ -23,6 +23,7 @@ from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
 
 from . import collector  # noqa: E402
+from .inflight import ClientConcurrencyLimit  # noqa: E402
 from .observability import ObservedApplication  # noqa: E402
 from .socket_auth import SessionAuthStack  # noqa: E402
 from .socket_limits import SocketLimitMiddleware  # noqa: E402
@@ -31,7 +32,7 @@ from .socket_limits import SocketLimitMiddleware  # noqa: E402
 application = ObservedApplication(
     ProtocolTypeRouter(
         {
-            "http": django_asgi_app,
+            "http": ClientConcurrencyLimit(django_asgi_app),
             # the daily program kept where no beat runs (games/program.py)
             "lifespan": lifespan,
             "websocket": AllowedHostsOriginValidator(

@@ -15,7 +15,7 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import after_setup_logger, task_failure, task_postrun, task_prerun, worker_process_init
+from celery.signals import after_setup_logger, task_failure, task_postrun, task_prerun, worker_init, worker_process_init
 
 from piramide_site import observability
 
@@ -71,6 +71,17 @@ def _visibility_timeout(sender: Celery, **kwargs: object) -> None:
             value,
             limit,
         )
+
+
+@worker_init.connect
+def _lower_priority(**kwargs: object) -> int:
+    """A worker's tasks are background work (verifications, race deals, fair play): on a machine it
+    shares with web processes, it yields the CPU to them (``WORKER_NICE``, 10; 0 keeps the
+    priority).  Set before the pool starts, so its processes inherit it.  The niceness it set."""
+    from django.conf import settings
+
+    nice = int(getattr(settings, "WORKER_NICE", 0))
+    return os.nice(nice) if nice else os.nice(0)
 
 
 @worker_process_init.connect

@@ -8,6 +8,7 @@ guess how an error looks.
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from html import escape
 from typing import Any
@@ -81,6 +82,19 @@ class GameFinished(ServiceError):
     status_code, code = status.HTTP_409_CONFLICT, "finished"
 
 
+class Throttled(ServiceError):
+    """Too much at once from one client: try again after ``retry_after`` seconds (a header too)."""
+
+    status_code, code = status.HTTP_429_TOO_MANY_REQUESTS, "throttled"
+
+
+class Unavailable(ServiceError):
+    """The site cannot take this work now (every place for it is taken, nothing is ready):
+    try again after ``retry_after`` seconds (a header too)."""
+
+    status_code, code = status.HTTP_503_SERVICE_UNAVAILABLE, "unavailable"
+
+
 def _flatten(detail: Any, prefix: str = "") -> list[str]:
     if isinstance(detail, dict):
         out: list[str] = []
@@ -95,7 +109,9 @@ def _flatten(detail: Any, prefix: str = "") -> list[str]:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
-        return Response({"error": exc.code, "message": exc.message, **exc.extra}, status=exc.status_code)
+        wait = exc.extra.get("retry_after")
+        headers = {"Retry-After": str(math.ceil(wait))} if wait is not None else None
+        return Response({"error": exc.code, "message": exc.message, **exc.extra}, status=exc.status_code, headers=headers)
     if isinstance(exc, (OperationalError, InterfaceError)):
         log.warning("database unavailable: %s", exc)
         body = {"error": "unavailable", "message": UNAVAILABLE_MESSAGE, "retry_after": UNAVAILABLE_RETRY_AFTER}

@@ -231,7 +231,7 @@ class MemoryStore:
         with self.lock:
             self.windows[key] = (1, time.monotonic() + seconds)
 
-    def acquire(self, keys: list[str], caps: list[int], member: str) -> int:
+    def acquire(self, keys: list[str], caps: list[int], member: str, lease: float = SOCKET_LEASE_SECONDS) -> int:
         now = time.monotonic()
         with self.lock:
             for i, (key, cap) in enumerate(zip(keys, caps), start=1):
@@ -240,7 +240,7 @@ class MemoryStore:
                 if len(held) >= cap:
                     return i
             for key in keys:
-                self.leases[key][member] = now + SOCKET_LEASE_SECONDS
+                self.leases[key][member] = now + lease
             return 0
 
     def renew(self, keys: list[str], member: str) -> None:
@@ -412,6 +412,33 @@ def _memory_hits(names: list[str], rates: list[Rate]) -> Verdict:
         if not verdict.allowed:
             return Verdict(False, index, verdict.retry_after)
     return Verdict(True, 0, 0.0)
+
+
+def acquire(keys: list[str], caps: list[int], member: str, *, lease: float) -> int:
+    """Hold one place under each key, or none, for at most ``lease`` seconds unless released first
+    (a process that dies frees its places when they lapse): 0, or the 1-based index of the full key."""
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            now = int(time.time() * 1000)
+            return int(client.eval(ACQUIRE, len(keys), *keys, member, now, int(lease * 1000), *caps))
+        except redis.RedisError as error:
+            _warn(error)
+    return memory.acquire(keys, caps, member, lease)
+
+
+def release(keys: list[str], member: str) -> None:
+    client = _redis()
+    if client is not None:
+        import redis
+
+        try:
+            client.eval(RELEASE, len(keys), *keys, member)
+        except redis.RedisError as error:
+            _warn(error)
+    memory.release(keys, member)
 
 
 # ----------------------------------------------------------------- asynchronous (sockets)

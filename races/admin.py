@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Race, RaceEntry
+from .models import PooledDeal, Race, RaceEntry
 
 
 class RaceEntryInline(admin.TabularInline):
@@ -18,3 +18,13 @@ class RaceAdmin(admin.ModelAdmin):
     search_fields = ("code", "host__display_name")
     readonly_fields = ("code", "host", "preset", "seed", "status", "countdown", "starts_at", "finished_at", "version")
     inlines = [RaceEntryInline]
+
+
+@admin.register(PooledDeal)
+class PooledDealAdmin(admin.ModelAdmin):
+    """The deals waiting for races: their seeds are secret until a race deals one and ends."""
+
+    list_display = ("id", "preset", "line_length", "solve_seconds", "created_at")
+    list_filter = ("preset",)
+    exclude = ("seed",)
+    readonly_fields = ("preset", "verdict", "line_length", "solver_states", "solve_seconds", "created_at")

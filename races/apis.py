@@ -77,9 +77,12 @@ def _game(play: services.RacePlay) -> Response:
 
 
 class RaceCreateApi(APIView):
-    """Open a race room with a fresh deal the solver proves winnable; you are its host."""
+    """Open a race room with a fresh deal the solver proved winnable; you are its host.
+
+    503 with Retry-After while no deal of the preset is ready; 429 past ``LIMIT_RACES_PER_USER``."""
 
     permission_classes = [IsAuthenticated]
+    throttle_scope = "races"
 
     class RaceCreateInputSerializer(StrictSerializer):
         """The rules of the room; the server draws the deal."""

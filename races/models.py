@@ -106,3 +106,29 @@ class RaceMove(models.Model):
 
     def __str__(self) -> str:
         return f"{self.number}. {self.notation}"
+
+
+class PooledDeal(models.Model):
+    """A deal the solver proved winnable, kept for the next race of its preset (races/pool.py).
+
+    Taken (deleted) by the race that deals it, so a deal is dealt once; never a daily deal,
+    checked when it is added and again when it is taken.
+    """
+
+    preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
+    #: Secret: a race reveals its seed only when it is finished.
+    seed = models.PositiveBigIntegerField()
+    #: What the solver found: always "winnable" here, the moves of its winning line, the states it
+    #: explored and how long it took.
+    verdict = models.CharField(max_length=12, default="winnable")
+    line_length = models.PositiveIntegerField(null=True)
+    solver_states = models.PositiveBigIntegerField(default=0)
+    solve_seconds = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["preset", "seed"], name="one_pooled_deal_per_preset_and_seed")]
+
+    def __str__(self) -> str:
+        return f"pooled {self.preset} deal #{self.pk}"

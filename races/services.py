@@ -22,9 +22,10 @@ from games.engine import Outcome, get_rules, score_moves
 from games.engine.rules import UnknownPresetError
 from games.live import player_ref
 from games.selectors import is_daily_deal
-from games.services import draw_seed, move_apply, move_parse
-from piramide_site.errors import BadRequest, Conflict, GameFinished, NotFound, ServiceError, StaleMove
+from games.services import move_apply, move_parse
+from piramide_site.errors import BadRequest, Conflict, GameFinished, NotFound, ServiceError, StaleMove, Unavailable
 
+from . import pool
 from .models import Race, RaceEntry, RaceMove
 from .selectors import pyramid_left, race_entries, race_entry_state, race_results, race_summary
 
@@ -45,30 +46,21 @@ class NotStarted(ServiceError):
     status_code, code = status.HTTP_409_CONFLICT, "not_started"
 
 
-class NoWinnableDeal(ServiceError):
-    status_code, code = status.HTTP_503_SERVICE_UNAVAILABLE, "unavailable"
+class RacePoolEmpty(Unavailable):
+    """No proven-winnable deal of the preset is ready: the pool is being topped up."""
 
 
 def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def winnable_seed(preset: str) -> int:
-    """A fresh secret seed whose deal the solver proves winnable (runs with no transaction open)."""
-    from games.engine.solver import Verdict, solve
-
-    rules = get_rules(preset)
-    for _ in range(settings.RACE_WINNABLE_ATTEMPTS):
-        seed = draw_seed()
-        if is_daily_deal(rules.name, seed):
-            continue
-        if solve(EngineGame.from_seed(rules.name, seed), time_limit=settings.RACE_SOLVE_TIME_LIMIT).verdict is Verdict.WINNABLE:
-            return seed
-    raise NoWinnableDeal(f"no winnable {preset} deal was found in time: try again")
-
-
 def race_create(*, host: Any, preset: str, seed: int | None = None) -> Race:
-    """Open a race room for a preset with a fresh winnable deal; the host joins it.  Locks nothing.
+    """Open a race room for a preset; the host joins it.  Locks the pooled deal it takes.
+
+    The deal comes from the preset's pool of deals the solver proved winnable ahead of time
+    (races/pool.py), taken in the race's own transaction: no search runs here.  An empty pool is
+    a 503 with Retry-After, and a top-up is asked for.  A ``seed`` given (tests, staff tools)
+    deals that seed instead.
 
     Never a daily challenge's deal: a race shows its cards to everyone in it and reveals its seed
     when it ends, and a daily deal must stay secret until its day is over.
@@ -77,19 +69,27 @@ def race_create(*, host: Any, preset: str, seed: int | None = None) -> Race:
         get_rules(preset)
     except UnknownPresetError as error:
         raise BadRequest(str(error)) from None
-    seed = winnable_seed(preset) if seed is None else seed
-    if is_daily_deal(preset, seed):
+    if seed is not None and is_daily_deal(preset, seed):
         raise BadRequest("a race never deals the deal of a daily challenge")
-    size = EngineGame.from_seed(preset, seed).geometry.size
     for _ in range(5):
         try:
             with transaction.atomic():
-                race = Race.objects.create(code=new_code(), host=host, preset=preset, seed=seed, version=1)
+                dealt = pool.race_deal_take(preset=preset) if seed is None else seed
+                if dealt is None:
+                    break
+                size = EngineGame.from_seed(preset, dealt).geometry.size
+                race = Race.objects.create(code=new_code(), host=host, preset=preset, seed=dealt, version=1)
                 RaceEntry.objects.create(race=race, player=host, pyramid_left=size)
+                if seed is None:
+                    transaction.on_commit(lambda: pool.race_pool_take_follow_up(preset))
                 return race
-        except IntegrityError:  # the code was taken: draw another
+        except IntegrityError:  # the code was taken: draw another (the deal went back to the pool)
             continue
-    raise Conflict("could not name the race: try again")
+    else:
+        raise Conflict("could not name the race: try again")
+    pool.race_pool_top_up_soon(preset)
+    wait = settings.RACE_POOL_RETRY_AFTER
+    raise RacePoolEmpty(f"no {preset} race deal is ready: more are being found, try again in {wait} s", retry_after=wait)
 
 
 def _locked_race(code: str) -> Race:

@@ -128,6 +128,13 @@ if DB_POOLED:
 HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(2 * DB_POOL_MAX, 8))
 if HTTP_THREADS < 1:
     raise ImproperlyConfigured(f"DJANGO_HTTP_THREADS ({HTTP_THREADS}) must be at least 1")
+#: Requests one client may have in flight at once in a process (piramide_site/inflight.py): a
+#: client is its session cookie, or its address without one; more are answered 429 from the event
+#: loop, before they take a thread.  0 turns a cap off.
+HTTP_REQUESTS_PER_CLIENT = env.int("HTTP_REQUESTS_PER_CLIENT", default=8)
+HTTP_REQUESTS_PER_ADDRESS = env.int("HTTP_REQUESTS_PER_ADDRESS", default=64)
+#: Of those, the requests that ask the solver for work (hints, reviews, new races), per client.
+HTTP_SOLVER_REQUESTS_PER_CLIENT = env.int("HTTP_SOLVER_REQUESTS_PER_CLIENT", default=2)
 #: Server processes freeze what start-up loaded out of the garbage collector's sight and collect
 #: young objects less often (piramide_site/collector.py).
 GC_TUNED = env.bool("DJANGO_GC_TUNED", default=True)
@@ -262,6 +269,25 @@ PIRAMIDE_REVIEW_TIME_LIMIT = env.float("PIRAMIDE_REVIEW_TIME_LIMIT", default=10.
 #: Seeds tried before "find a winnable deal" gives up (about 1 forty deal in 5 is winnable; 4 in 7 classic).
 PIRAMIDE_WINNABLE_ATTEMPTS = env.int("PIRAMIDE_WINNABLE_ATTEMPTS", default=60)
 
+# ----------------------------------------------------------------- solver work on a budget (games/solving.py)
+
+#: Solver processes each web process keeps for hints and reviews (0: search on the request's
+#: thread, after giving its database connection back), and how much lower their priority is.
+SOLVER_PROCESSES = env.int("SOLVER_PROCESSES", default=2)
+SOLVER_NICE = env.int("SOLVER_NICE", default=10)
+#: Searches at once per player (over it: 429) and over the whole site (over it: 503), both with
+#: Retry-After SOLVER_RETRY_AFTER seconds.
+SOLVER_JOBS_PER_USER = env.int("SOLVER_JOBS_PER_USER", default=2)
+SOLVER_JOBS_GLOBAL = env.int("SOLVER_JOBS_GLOBAL", default=8)
+SOLVER_RETRY_AFTER = env.int("SOLVER_RETRY_AFTER", default=5)
+#: Seconds a search may wait for a solver process, beyond its own time limit, before a 503.
+SOLVER_QUEUE_SECONDS = env.float("SOLVER_QUEUE_SECONDS", default=20.0)
+#: CPU seconds a search may use beyond its time limit before RLIMIT_CPU stops it.
+SOLVER_CPU_MARGIN = env.float("SOLVER_CPU_MARGIN", default=2.0)
+#: How long a hint or review is cached: a decided answer, and an "unknown" one (a budget ran out).
+SOLVER_CACHE_SECONDS = env.int("SOLVER_CACHE_SECONDS", default=7 * 24 * 3600)
+SOLVER_CACHE_UNKNOWN_SECONDS = env.int("SOLVER_CACHE_UNKNOWN_SECONDS", default=600)
+
 #: "redis" when REDIS_URL is set, else "database" (ranks by SQL; fine for a demo, slow at scale).
 LEADERBOARD_BACKEND = env("LEADERBOARD_BACKEND", default="redis" if REDIS_URL else "database")
 LEADERBOARD_KEY_PREFIX = env("LEADERBOARD_KEY_PREFIX", default="piramide:lb")
@@ -291,6 +317,16 @@ LIVE_MOVE_PREPARED = env.bool("LIVE_MOVE_PREPARED", default=True)
 RACE_MAX_PLAYERS = env.int("RACE_MAX_PLAYERS", default=8)
 RACE_COUNTDOWN = env.int("RACE_COUNTDOWN", default=5)
 RACE_COUNTDOWN_MIN = env.int("RACE_COUNTDOWN_MIN", default=3)
+#: Races deal from a pool of proven-winnable deals per preset (races/pool.py): the beat job tops
+#: each up to RACE_POOL_SIZE, a take below half of it asks for a top-up at once, and a race asked
+#: for while its pool is empty gets a 503 with Retry-After RACE_POOL_RETRY_AFTER seconds.
+#: RACE_POOL_PRESETS: the presets kept (default: every preset).
+RACE_POOL_SIZE = env.int("RACE_POOL_SIZE", default=20)
+RACE_POOL_PRESETS = env.list("RACE_POOL_PRESETS", default=[])
+RACE_POOL_RETRY_AFTER = env.int("RACE_POOL_RETRY_AFTER", default=30)
+#: With eager tasks (no broker: the embedded default), top up a pool on a thread of the web process.
+RACE_POOL_BACKGROUND_FILL = env.bool("RACE_POOL_BACKGROUND_FILL", default=True)
+#: Seconds the solver may spend proving one pooled deal, and seeds one top-up tries per deal it adds.
 RACE_SOLVE_TIME_LIMIT = env.float("RACE_SOLVE_TIME_LIMIT", default=2.0)
 RACE_WINNABLE_ATTEMPTS = env.int("RACE_WINNABLE_ATTEMPTS", default=30)
 
@@ -302,6 +338,8 @@ LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default="piramide:limits")
 LIMITS_HTTP = {
     "moves": {"user": env("LIMIT_MOVES_PER_USER", default="240/min"), "ip": env("LIMIT_MOVES_PER_IP", default="1200/min")},
     "auth": {"ip": env("LIMIT_AUTH_PER_IP", default="60/min")},
+    # Each race takes a deal from the pool: one account must not empty it for everyone.
+    "races": {"user": env("LIMIT_RACES_PER_USER", default="10/min")},
 }
 #: Open sockets at once, and frames received, per user and per address (piramide_site/socket_limits.py).
 LIVE_SOCKETS_PER_USER = env.int("LIVE_SOCKETS_PER_USER", default=20)
@@ -326,6 +364,8 @@ CELERY_TASK_TIME_LIMIT = int(PIRAMIDE_SOLVE_TIME_LIMIT * 2 * PIRAMIDE_WINNABLE_A
 # longest task (a fill that tries many seeds), or a slow solve would run twice at once.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_TIMEZONE = PIRAMIDE_TIME_ZONE
+#: How much lower a Celery worker's priority is than the web processes' (piramide_site/celery.py).
+WORKER_NICE = env.int("WORKER_NICE", default=10)
 #: The web process fills today's and tomorrow's challenges itself, hourly and after midnight
 #: (games/program.py); by default where no Celery worker and beat do (eager tasks).
 PIRAMIDE_PROGRAM_KEEPER = env.bool("PIRAMIDE_PROGRAM_KEEPER", default=CELERY_TASK_ALWAYS_EAGER)
@@ -344,6 +384,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute=2),
     },
     # Scores whose assessment was lost (the broker down when they were written) are assessed.
+    # Every race preset's pool of proven-winnable deals topped up to RACE_POOL_SIZE.
+    "races-pool-fill": {
+        "task": "races.tasks.races_pool_fill_task",
+        "schedule": crontab(minute="*/5"),
+    },
     "scores-assess-missing": {
         "task": "fairplay.tasks.scores_assess_missing_task",
         "schedule": crontab(minute=12),

@@ -49,7 +49,17 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
 # The shared limits of piramide_site/limits.py: this run's own keys, and high enough that only
 # the tests of the limits themselves (which lower them) ever meet them.
 LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default=f"piramide-test-{os.getpid()}:limits")
-LIMITS_HTTP = {"moves": {"user": "100000/min", "ip": "100000/min"}, "auth": {"ip": "100000/min"}}
+LIMITS_HTTP = {
+    "moves": {"user": "100000/min", "ip": "100000/min"},
+    "auth": {"ip": "100000/min"},
+    "races": {"user": "100000/min"},
+}
+# Searches run on the test's own thread (spawning solver processes costs more than the test
+# seeds' searches); tests/games/test_solving.py starts real ones.
+SOLVER_PROCESSES = env.int("SOLVER_PROCESSES", default=0)
+RACE_POOL_SIZE = env.int("RACE_POOL_SIZE", default=3)
+# No thread of the test process tops race pools up behind a test's back; tests fill them.
+RACE_POOL_BACKGROUND_FILL = False
 LIVE_SOCKETS_PER_USER = 10000
 LIVE_SOCKETS_PER_IP = 10000
 LIVE_FRAMES_PER_USER = "100000/min"

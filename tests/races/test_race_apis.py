@@ -20,8 +20,10 @@ def friend_api(other_player):
     return client
 
 
-def test_the_whole_race_flow_over_rest(player_api, friend_api, race_line, monkeypatch):
-    monkeypatch.setattr("races.services.winnable_seed", lambda preset: SEED)
+def test_the_whole_race_flow_over_rest(player_api, friend_api, race_line):
+    from races.models import PooledDeal
+
+    PooledDeal.objects.create(preset="classic", seed=SEED, line_length=len(race_line))
     created = player_api.post("/api/races/", {"preset": "classic"}, format="json")
     assert created.status_code == 201, created.json()
     code = created.json()["code"]

@@ -42,7 +42,10 @@ def started(race, player):
     return race
 
 
-def test_a_new_race_has_a_fresh_deal_the_solver_proves_winnable(player):
+def test_a_new_race_deals_a_fresh_deal_the_solver_proved_winnable(player):
+    from races.pool import race_pool_fill
+
+    assert race_pool_fill(preset="classic", size=2) == 2
     race = race_create(host=player, preset="classic")
     assert len(race.code) == 10 and race.status == Race.Status.LOBBY
     assert solve(EngineGame.start(race.deal), time_limit=10).verdict is Verdict.WINNABLE
@@ -215,12 +218,15 @@ def test_a_race_never_deals_a_daily_deal(player, today, when):
     assert not Race.objects.exists()
 
 
-def test_a_drawn_race_deal_skips_the_daily_deals(player, today, monkeypatch):
-    from races import services
+def test_a_pool_fill_skips_the_daily_deals(player, today, monkeypatch):
+    from races import pool
+    from races.models import PooledDeal
     from tests.factories import BIG_WINNABLE, make_challenge
 
     make_challenge(date=today, preset="classic", seed=SEED)
     drawn = iter([SEED, SEED, BIG_WINNABLE])
-    monkeypatch.setattr(services, "draw_seed", lambda: next(drawn))
+    monkeypatch.setattr(pool, "draw_seed", lambda: next(drawn))
+    assert pool.race_pool_fill(preset="classic", size=1) == 1
+    assert list(PooledDeal.objects.values_list("seed", flat=True)) == [BIG_WINNABLE]
     race = race_create(host=player, preset="classic")
     assert race.seed == BIG_WINNABLE

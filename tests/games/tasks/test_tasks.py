@@ -118,3 +118,16 @@ def test_a_worker_process_loads_the_solver_kernel_on_a_thread_as_it_starts(monke
     assert loader is not None
     loader.join(timeout=120)
     assert not solver_kernel.available()
+
+
+def test_a_worker_lowers_its_priority_as_it_starts(monkeypatch, settings):
+    """Its tasks are background work: the web processes come first on a shared machine."""
+    from piramide_site import celery as celery_app
+
+    asked: list[int] = []
+    monkeypatch.setattr(celery_app.os, "nice", lambda increment: asked.append(increment) or increment)
+    settings.WORKER_NICE = 10
+    assert celery_app._lower_priority() == 10
+    settings.WORKER_NICE = 0
+    celery_app._lower_priority()
+    assert asked == [10, 0]

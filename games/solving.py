@@ -1,0 +1,192 @@
+"""Solver work on a budget: what a request may spend on a search, and where the search runs.
+
+A hint or a review asks the solver, which may search for seconds.  Done on the request's own
+thread, holding its database connection, 40 of them at once from one account took every
+connection of a process's pool and most of the machine (issue #40).  So here:
+
+- **Once per position.**  An answer is cached under what it depends on alone (the preset, the
+  deal and the move log: ``answer_key``), so asking again costs a cache read, whoever asks.
+- **Caps before the work.**  A search holds one place per user (``SOLVER_JOBS_PER_USER``) and
+  one of the site's (``SOLVER_JOBS_GLOBAL``), leases in Redis shared by every process (in this
+  process's memory without Redis: ``piramide_site.limits``).  Over the user's: 429; over the
+  site's: 503; both with ``Retry-After``, in the one error shape, and nothing searched.
+- **No connection held.**  The request gives its database connections back before it waits.
+- **In solver processes, on a CPU budget.**  Each web process keeps a small pool of solver
+  processes (``SOLVER_PROCESSES``, spawned, so they inherit none of its threads or connections),
+  at a lower priority (``SOLVER_NICE``) so that requests and the database come first on a busy
+  machine; each job runs under the solver's own time limit and a CPU-time limit (``RLIMIT_CPU``,
+  ``games/solver_jobs.py``).  ``SOLVER_PROCESSES=0`` runs the search on the request's thread
+  (still after the connection is given back): the test suite's default, where spawning
+  processes would cost more than its searches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connections
+
+from piramide_site import limits
+from piramide_site.errors import Throttled, Unavailable
+
+from . import solver_jobs
+
+log = logging.getLogger(__name__)
+
+#: Searches this process has run (or sent to a solver process), by job name: the tests read it
+#: to tell a cached answer from a search without timing anything.
+searches: Counter[str] = Counter()
+_searches_lock = threading.Lock()
+
+_executor: ProcessPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+class SolverThrottled(Throttled):
+    """This player has ``SOLVER_JOBS_PER_USER`` searches running already."""
+
+
+class SolverBusy(Unavailable):
+    """The site has ``SOLVER_JOBS_GLOBAL`` searches running, or a search could not finish in time."""
+
+
+# ----------------------------------------------------------------- cached answers
+
+
+def answer_key(kind: str, preset: str, deal: object, moves: Sequence[object]) -> str:
+    """A cache key naming one question about one position: every game of a deal that reached it
+    by the same moves asks the same question and gets the same answer."""
+    text = "\n".join([preset, str(deal), " ".join(str(move) for move in moves)])
+    return f"piramide:solver:{kind}:v1:{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def cache_get(key: str) -> Any:
+    try:
+        return cache.get(key)
+    except Exception as error:  # the cache away (Redis down): search as if it were empty
+        log.warning("solver cache unreachable: %s", error)
+        return None
+
+
+def cache_set(key: str, value: Any, *, decided: bool) -> None:
+    """Keep an answer: a decided one for ``SOLVER_CACHE_SECONDS``, an ``unknown`` one (a budget
+    that ran out, maybe on a busy machine) for ``SOLVER_CACHE_UNKNOWN_SECONDS``."""
+    timeout = settings.SOLVER_CACHE_SECONDS if decided else settings.SOLVER_CACHE_UNKNOWN_SECONDS
+    try:
+        cache.set(key, value, timeout=timeout)
+    except Exception as error:
+        log.warning("solver cache unreachable: %s", error)
+
+
+# ----------------------------------------------------------------- running a search
+
+
+def release_connections() -> None:
+    """Give this thread's database connections back (to the pool, on Postgres) before waiting on a
+    search; a later query takes one again.  Not inside a transaction, which would be cut short."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+def executor() -> ProcessPoolExecutor:
+    """This process's solver processes, started at the first search."""
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ProcessPoolExecutor(
+                max_workers=settings.SOLVER_PROCESSES,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=solver_jobs.init_process,
+                initargs=(settings.SOLVER_NICE,),
+            )
+        return _executor
+
+
+def _drop_executor(broken: ProcessPoolExecutor) -> None:
+    """A solver process died (killed, out of memory): the pool is broken; the next search starts a new one."""
+    global _executor
+    with _executor_lock:
+        if _executor is broken:
+            _executor = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+def shutdown() -> None:
+    global _executor
+    with _executor_lock:
+        found, _executor = _executor, None
+    if found is not None:
+        found.shutdown(wait=True, cancel_futures=True)
+
+
+def _slots(player_id: int | None) -> tuple[list[str], list[int]]:
+    keys, caps = [], []
+    if player_id is not None:
+        keys.append(limits.key("solver", "user", player_id))
+        caps.append(settings.SOLVER_JOBS_PER_USER)
+    keys.append(limits.key("solver", "all"))
+    caps.append(settings.SOLVER_JOBS_GLOBAL)
+    return keys, caps
+
+
+def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: float) -> Any:
+    """``job(*args, time_limit, cpu_limit)`` in a solver process, within the caps; its answer.
+
+    Takes a place under the player's cap and the site's, or raises (429 / 503) having searched
+    nothing; gives the thread's database connections back; then waits for the answer, at most
+    ``time_limit`` plus ``SOLVER_QUEUE_SECONDS`` (the time a job may wait for a solver process).
+    The places are held until the job is over, even when the request stopped waiting for it.
+    """
+    keys, caps = _slots(player_id)
+    member = uuid.uuid4().hex
+    wait = time_limit + settings.SOLVER_QUEUE_SECONDS
+    retry = settings.SOLVER_RETRY_AFTER
+    full = limits.acquire(keys, caps, member, lease=wait + 60)
+    if full:
+        if player_id is not None and full == 1:
+            raise SolverThrottled(
+                f"you have {settings.SOLVER_JOBS_PER_USER} solver searches running: try again in {retry} s", retry_after=retry
+            )
+        raise SolverBusy(f"the solver is busy: try again in {retry} s", retry_after=retry)
+    release = True
+    try:
+        release_connections()
+        with _searches_lock:
+            searches[job.__name__] += 1
+        cpu_limit = time_limit + settings.SOLVER_CPU_MARGIN
+        if settings.SOLVER_PROCESSES <= 0:
+            return job(*args, time_limit, None)
+        pool = executor()
+        try:
+            future: Future[Any] = pool.submit(job, *args, time_limit, cpu_limit)
+        except BrokenProcessPool:
+            _drop_executor(pool)
+            pool = executor()
+            future = pool.submit(job, *args, time_limit, cpu_limit)
+        try:
+            return future.result(timeout=wait)
+        except FutureTimeout:
+            if not future.cancel():
+                release = False  # still running: its places go with it
+                future.add_done_callback(lambda _: limits.release(keys, member))
+            raise SolverBusy(f"the solver is busy: try again in {retry} s", retry_after=retry) from None
+        except BrokenProcessPool:
+            log.error("a solver process died; starting new ones")
+            _drop_executor(pool)
+            raise SolverBusy(f"the solver is restarting: try again in {retry} s", retry_after=retry) from None
+    finally:
+        if release:
+            limits.release(keys, member)
