@@ -128,6 +128,15 @@ if DB_POOLED:
 HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(2 * DB_POOL_MAX, 8))
 if HTTP_THREADS < 1:
     raise ImproperlyConfigured(f"DJANGO_HTTP_THREADS ({HTTP_THREADS}) must be at least 1")
+#: The largest request body taken (piramide_site/http.py): a request that says it has more (its
+#: Content-Length), or sends more (chunked), is refused with 413 before more than this is read, and
+#: before any middleware, session or view runs.  The API's inputs are a few hundred bytes and the
+#: admin's largest form (a game's page, a row per move) under 3 KB: 64 KiB leaves room for both.
+#: Django's own check (DATA_UPLOAD_MAX_MEMORY_SIZE) says the same, for servers other than ours.
+HTTP_MAX_BODY_BYTES = env.int("DJANGO_HTTP_MAX_BODY_BYTES", default=64 * 1024)
+if HTTP_MAX_BODY_BYTES < 1024:
+    raise ImproperlyConfigured(f"DJANGO_HTTP_MAX_BODY_BYTES ({HTTP_MAX_BODY_BYTES}) must be at least 1024")
+DATA_UPLOAD_MAX_MEMORY_SIZE = HTTP_MAX_BODY_BYTES
 #: Server processes freeze what start-up loaded out of the garbage collector's sight and collect
 #: young objects less often (piramide_site/collector.py).
 GC_TUNED = env.bool("DJANGO_GC_TUNED", default=True)
