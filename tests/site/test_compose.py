@@ -47,11 +47,25 @@ def test_long_running_services_have_health_checks(compose):
 
 
 def test_web_serves_the_asgi_application_of_the_settings(compose):
+    """Through piramide_site/serve.py, which hands uvicorn the settings' application and socket
+    message limit (--ws-max-size), so neither is written here, in the image or in the Makefile."""
+    from piramide_site.serve import uvicorn_arguments
+
     command = compose["services"]["web"]["command"]
+    assert command[:3] == ["python", "-m", "piramide_site.serve"]
+    assert not any(arg.startswith("--ws-max-size") for arg in command)
+    arguments = uvicorn_arguments(command[3:])
     module, attr = settings.ASGI_APPLICATION.rsplit(".", 1)
-    assert command[:2] == ["uvicorn", f"{module}:{attr}"]
+    assert arguments[0] == f"{module}:{attr}"
+    assert arguments[arguments.index("--ws-max-size") + 1] == str(settings.LIVE_MAX_MESSAGE_BYTES)
     cmd_line = re.search(r"CMD (\[.*\])", (ROOT / "Dockerfile").read_text()).group(1)
     assert json.loads(cmd_line) == command, "the image's default command is the web service's"
+
+
+def test_make_run_starts_the_server_the_same_way():
+    recipe = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert "$(PY) -m piramide_site.serve " in recipe
+    assert "uvicorn" not in recipe.replace("piramide_site.serve", "")
 
 
 def test_the_web_health_check_asks_a_url_that_answers_over_plain_http_on_its_own_host(compose, client, db):
