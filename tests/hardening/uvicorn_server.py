@@ -78,6 +78,7 @@ def uvicorn_server(tmp_path: Path, env: dict[str, str] | None = None, args: tupl
     }
     full_env.update({
         "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test",
+        "DJANGO_DEBUG": "false",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite3'}",
         "PYTHONPATH": str(ROOT),
         "TMPDIR": str(tmp),

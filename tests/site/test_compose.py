@@ -26,8 +26,9 @@ def interpolate(value: str) -> str:
     return re.sub(r"\$\{(\w+):\?[^}]*\}", lambda m: f"stand-in-{m.group(1).lower()}", value)
 
 
-def test_the_production_shape_has_its_five_services(compose):
-    assert set(compose["services"]) == {"postgres", "redis", *APP_SERVICES}
+def test_the_production_shape_has_its_services(compose):
+    assert set(compose["services"]) == {"proxy", "postgres", "redis", *APP_SERVICES}
+    assert compose["services"]["proxy"]["image"] == "caddy:2"
     assert compose["services"]["postgres"]["image"].startswith("postgres:")
     assert compose["services"]["redis"]["image"].startswith("redis:")
 
@@ -127,13 +128,34 @@ def test_production_settings_refuse_to_start_without_a_secret():
     assert out.returncode != 0 and "DJANGO_SECRET_KEY" in out.stderr
 
 
-def test_web_believes_forwarded_addresses_only_where_only_the_proxy_reaches_it(compose):
+def caddyfile() -> str:
+    """ops/Caddyfile without its comments."""
+    return re.sub(r"(?m)^\s*#.*\n|\s+#.*$", "", (ROOT / "ops" / "Caddyfile").read_text())
+
+
+def proxy_address(compose) -> str:
+    return compose["services"]["proxy"]["networks"]["edge"]["ipv4_address"]
+
+
+def test_only_the_proxy_is_published_and_only_it_shares_a_network_with_web(compose):
+    import ipaddress
+
+    services = compose["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy"}
+    assert {interpolate(str(port)) for port in services["proxy"]["ports"]} == {"80:80", "443:443", "443:443/udp"}
+    on_edge = {name for name, service in services.items() if "edge" in (service.get("networks") or [])}
+    assert on_edge == {"proxy", "web"}
+    assert set(services["web"]["networks"]) == {"default", "edge"}, "web still reaches postgres and redis"
+    subnet = ipaddress.ip_network(compose["networks"]["edge"]["ipam"]["config"][0]["subnet"])
+    assert ipaddress.ip_address(proxy_address(compose)) in subnet
+
+
+def test_web_believes_forwarded_addresses_from_the_proxy_alone(compose):
     web = compose["services"]["web"]
     assert "--proxy-headers" in web["command"]
-    trusted = interpolate(web["environment"]["FORWARDED_ALLOW_IPS"])
-    ports = [interpolate(str(port)) for port in web["ports"]]
-    if "*" in trusted.split(","):
-        assert ports and all(port.startswith("127.0.0.1:") for port in ports), "trusting everyone needs a loopback-only port"
+    trusted = interpolate(str(web["environment"]["FORWARDED_ALLOW_IPS"]))
+    assert trusted == proxy_address(compose), "the proxy's fixed address, nothing wider and never *"
     # The image alone trusts only itself.
     assert "FORWARDED_ALLOW_IPS=127.0.0.1" in (ROOT / "Dockerfile").read_text()
     # The other services do not serve HTTP, and none overrides the web's choice.
@@ -141,9 +163,35 @@ def test_web_believes_forwarded_addresses_only_where_only_the_proxy_reaches_it(c
         assert "FORWARDED_ALLOW_IPS" not in compose["services"][name]["environment"], name
 
 
-def client_address_seen(trusted: str | None, tmp_path: Path) -> str:
+def test_the_proxy_serves_the_caddyfile_here_in_front_of_web(compose):
+    proxy = compose["services"]["proxy"]
+    assert "./ops/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+    assert {"caddy-data", "caddy-config"} <= set(compose["volumes"]), "certificates outlive the container"
+    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+    config = caddyfile()
+    # TLS: the site's public name from SITE_ADDRESS, with Caddy's automatic HTTPS
+    assert re.search(r"^\{\$SITE_ADDRESS:localhost\} \{$", config, re.MULTILINE)
+    assert interpolate(proxy["environment"]["SITE_ADDRESS"]) == "localhost"
+    assert "tls internal" not in config and "auto_https off" not in config
+    assert "reverse_proxy web:8000 {" in config
+    # The peer's address replaces the client's X-Forwarded-For; uvicorn takes the rest from there.
+    assert "header_up X-Forwarded-For {remote_host}" in config
+    assert "trusted_proxies" not in config, "no client is trusted to say who it is"
+
+
+def test_the_proxy_caps_bodies_at_the_application_s_own_limit(compose):
+    proxy_env = compose["services"]["proxy"]["environment"]
+    web_env = compose["services"]["web"]["environment"]
+    assert proxy_env["DJANGO_HTTP_MAX_BODY_BYTES"] == web_env["DJANGO_HTTP_MAX_BODY_BYTES"], "one variable for both"
+    assert int(interpolate(web_env["DJANGO_HTTP_MAX_BODY_BYTES"])) == settings.HTTP_MAX_BODY_BYTES
+    cap = re.search(r"request_body \{\s*max_size \{\$DJANGO_HTTP_MAX_BODY_BYTES:(\d+)\}\s*\}", caddyfile())
+    assert cap and int(cap.group(1)) == settings.HTTP_MAX_BODY_BYTES
+
+
+def client_address_seen(trusted: str | None, tmp_path: Path, source: str = "127.0.0.2",
+                        forwarded: str = "203.0.113.7") -> str:
     """Start uvicorn as the web service starts it, with FORWARDED_ALLOW_IPS as given, and ask it from
-    127.0.0.2 (not its own address) with an X-Forwarded-For header: which client does the app see?"""
+    ``source`` (not its own address) with an X-Forwarded-For header: which client does the app see?"""
     import os
     import socket
     import time
@@ -162,9 +210,9 @@ def client_address_seen(trusted: str | None, tmp_path: Path) -> str:
         deadline = time.monotonic() + 20
         while True:
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=2, source_address=("127.0.0.2", 0)) as conn:
-                    conn.sendall(b"GET / HTTP/1.1\r\nHost: piramide.example.org\r\nX-Forwarded-For: 203.0.113.7\r\n"
-                                 b"Connection: close\r\n\r\n")
+                with socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(source, 0)) as conn:
+                    conn.sendall(b"GET / HTTP/1.1\r\nHost: piramide.example.org\r\nX-Forwarded-For: "
+                                 + forwarded.encode() + b"\r\nConnection: close\r\n\r\n")
                     answer = b""
                     while chunk := conn.recv(4096):
                         answer += chunk
@@ -180,8 +228,19 @@ def client_address_seen(trusted: str | None, tmp_path: Path) -> str:
 
 
 def test_uvicorn_takes_the_client_address_from_the_proxy_as_the_compose_file_says(compose, tmp_path):
+    """The compose setting with the proxy at 127.0.0.3 instead of its compose address."""
     trusted = interpolate(compose["services"]["web"]["environment"]["FORWARDED_ALLOW_IPS"])
-    assert client_address_seen(trusted, tmp_path) == "203.0.113.7"
+    trusted = trusted.replace(proxy_address(compose), "127.0.0.3")
+    assert trusted == "127.0.0.3"
+    # From the proxy, the address it forwards (the proxy overwrites whatever the client wrote).
+    assert client_address_seen(trusted, tmp_path, source="127.0.0.3") == "203.0.113.7"
+    # Even a proxy that appended to a forged header would not let the forgery through: uvicorn takes
+    # the rightmost address it does not trust.
+    assert client_address_seen(trusted, tmp_path, source="127.0.0.3", forwarded="198.51.100.1, 203.0.113.7") == "203.0.113.7"
+    # From anywhere else, the header is ignored.
+    assert client_address_seen(trusted, tmp_path, source="127.0.0.2") == "127.0.0.2"
     # Without it (uvicorn's default, and the image's), a forwarded address from elsewhere is ignored.
     assert client_address_seen(None, tmp_path) == "127.0.0.2"
     assert client_address_seen("127.0.0.1", tmp_path) == "127.0.0.2"
+    # What the compose file used to say: the client's leftmost entry wins.
+    assert client_address_seen("*", tmp_path, forwarded="198.51.100.1, 203.0.113.7") == "198.51.100.1"
