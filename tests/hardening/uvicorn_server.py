@@ -39,9 +39,24 @@ class Server:
                 return int(line.split()[1])
         raise AssertionError("no VmRSS")
 
-    def temporary_files(self) -> list[Path]:
-        """What the server wrote to its temporary directory (a spooled body lands there)."""
-        return [path for path in self.tmp.rglob("*") if path.is_file()]
+    def bytes_read(self) -> int:
+        """Bytes the server process has read so far, from sockets and files alike (Linux's rchar)."""
+        for line in Path(f"/proc/{self.process.pid}/io").read_text().splitlines():
+            if line.startswith("rchar:"):
+                return int(line.split()[1])
+        raise AssertionError("no rchar")
+
+    def temporary_bytes(self) -> int:
+        """Bytes in the files the server holds open in its temporary directory: a spooled body
+        is one there, unnamed (O_TMPFILE), so only the process's open files show it."""
+        total = 0
+        for fd in Path(f"/proc/{self.process.pid}/fd").iterdir():
+            try:
+                if os.readlink(fd).startswith(str(self.tmp)):
+                    total += fd.stat().st_size
+            except OSError:
+                pass
+        return total
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
