@@ -1,8 +1,8 @@
 # One image for every role in docker-compose.yml: web (ASGI), worker, beat.
 FROM python:3.11-slim
 
-# uvicorn believes X-Forwarded-For only from FORWARDED_ALLOW_IPS (docker-compose.yml sets it for
-# the web service behind its proxy); run alone, the image trusts no one but itself.
+# uvicorn believes X-Forwarded-For only from FORWARDED_ALLOW_IPS (docker-compose.yml sets it to its
+# proxy's address); run alone, the image trusts no one but itself.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     DJANGO_SETTINGS_MODULE=piramide_site.settings.production \
@@ -22,4 +22,5 @@ USER piramide
 ENV NUMBA_CACHE_DIR=/home/piramide/numba-cache
 RUN python -m games.engine.solver_kernel
 EXPOSE 8000
-CMD ["uvicorn", "piramide_site.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--loop", "uvloop", "--http", "httptools", "--proxy-headers"]
+# uvicorn with the socket message limit of the settings (piramide_site/serve.py)
+CMD ["python", "-m", "piramide_site.serve", "--host", "0.0.0.0", "--port", "8000", "--loop", "uvloop", "--http", "httptools", "--proxy-headers"]

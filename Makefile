@@ -20,7 +20,8 @@ test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The site on the embedded defaults (SQLite, in-memory channel layer, eager Celery tasks), or on
-# Postgres / Redis / a Celery worker when DATABASE_URL and REDIS_URL are set.
+# Postgres / Redis / a Celery worker when DATABASE_URL and REDIS_URL are set.  uvicorn starts
+# through piramide_site/serve.py, which gives it the settings' socket message limit.
 HOST ?= 127.0.0.1
 PORT ?= 8000
 migrate: $(STAMP)
@@ -35,7 +36,7 @@ demo: migrate
 
 run: demo
 	@echo "Piramide at http://$(HOST):$(PORT)/  (API docs at /api/docs/, admin at /admin/)"
-	$(VENV)/bin/uvicorn piramide_site.asgi:application --host $(HOST) --port $(PORT) --loop uvloop --http httptools
+	$(PY) -m piramide_site.serve --host $(HOST) --port $(PORT) --loop uvloop --http httptools
 
 # Backups of the Postgres database DATABASE_URL names (docs/operations.md):
 #   make backup [BACKUP_FILE=backups/<time>-<db>.dump]

@@ -139,6 +139,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+def body_too_large(path: str, limit: int) -> HttpResponse:
+    """413 for a request body over ``limit`` bytes: JSON under /api/, a short page elsewhere.
+    Built without a request, since the ASGI handler refuses such a body before making one
+    (piramide_site/http.py); no template, no translation, nothing that could fail or wait."""
+    message = f"the request body is over the limit of {limit:,} bytes"
+    if path.startswith("/api/"):
+        return JsonResponse({"error": "too_large", "message": message, "limit": limit}, status=413)
+    page = f"<!doctype html><title>Content Too Large (413)</title><h1>Content Too Large (413)</h1><p>{escape(message)}</p>"
+    return HttpResponse(page, status=413)
+
+
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Django's 400, for what it refuses before any view runs: JSON under /api/. A body over
     ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (or a form over ``DATA_UPLOAD_MAX_NUMBER_FIELDS``) is a 413,
@@ -147,9 +158,8 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     status_code = 413 if too_large else 400
     if request.path.startswith("/api/"):
         if isinstance(exception, RequestDataTooBig):
-            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-            body = {"error": "too_large", "message": f"the request body is over the limit of {limit:,} bytes", "limit": limit}
-        elif too_large:
+            return body_too_large(request.path, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        if too_large:
             body = {"error": "too_large", "message": "the request has too many fields or files"}
         else:
             body = {"error": "bad_request", "message": "the request could not be read"}

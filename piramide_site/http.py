@@ -18,11 +18,18 @@ where every static file would queue behind every socket's sign-in (it reads it w
 An async one is sent as it comes and closed after, on the pool.  The request's body and the
 response still travel async.  Views are sync, so there is nothing to cancel when a client leaves
 early: the view finishes, its response is dropped.
+
+A request body is read only up to ``HTTP_MAX_BODY_BYTES``: one that says it is longer
+(Content-Length) is refused with 413 before a byte of it is read, one sent in chunks as soon as
+it passes the limit, before the request object, any middleware or any session exists.  The
+refusal closes the connection, so the rest of the body is never read either (docs/operations.md,
+*Input the service refuses*).  Django alone would spool any body to a temporary file first.
 """
 
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -36,6 +43,8 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import close_old_connections
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
+
+from . import errors, headers
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +68,15 @@ class SyncChainASGIHandler(ASGIHandler):
         await self.handle(scope, receive, send)
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        limit = settings.HTTP_MAX_BODY_BYTES
         try:
-            body_file = await self.read_body(receive)
+            if declared_length(scope) > limit:
+                raise BodyTooLarge
+            body_file = await self.read_body_within(receive, limit)
         except RequestAborted:
+            return
+        except BodyTooLarge:
+            await self.refuse_body(scope, send, limit)
             return
         set_script_prefix(get_script_prefix(scope))
         try:
@@ -73,6 +88,40 @@ class SyncChainASGIHandler(ASGIHandler):
                     await sync_to_async(self._close, thread_sensitive=False, executor=self.executor)(response)
         finally:
             body_file.close()
+
+    @staticmethod
+    async def read_body_within(receive: Any, limit: int) -> Any:
+        """Django's ``read_body``, counting: more than ``limit`` bytes raise ``BodyTooLarge``, so a
+        body never reaches its temporary file's disk (FILE_UPLOAD_MAX_MEMORY_SIZE is larger)."""
+        body_file = tempfile.SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b")
+        size = 0
+        try:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise RequestAborted()
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise BodyTooLarge
+                body_file.write(chunk)
+                if not message.get("more_body", False):
+                    break
+        except BaseException:
+            body_file.close()
+            raise
+        body_file.seek(0)
+        return body_file
+
+    async def refuse_body(self, scope: dict[str, Any], send: Any, limit: int) -> None:
+        """The 413, on the event loop, and the connection closed after it: whatever the client
+        still sends is never read (uvicorn closes a connection whose response says ``close``)."""
+        response = errors.body_too_large(scope.get("path", ""), limit)
+        response["Content-Length"] = str(len(response.content))
+        response["Connection"] = "close"
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Content-Security-Policy"] = headers.STRICT
+        await self.send_response(response, send)
 
     def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
         """Everything sync about one request, on one pool thread: its response, closed unless it streams."""
@@ -102,6 +151,21 @@ class SyncChainASGIHandler(ASGIHandler):
             response.close()
         except Exception:
             log.exception("closing the response of a request failed")
+
+
+class BodyTooLarge(Exception):
+    """A request body over ``HTTP_MAX_BODY_BYTES``."""
+
+
+def declared_length(scope: dict[str, Any]) -> int:
+    """The Content-Length the request declares, 0 without one (the server has checked its form)."""
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
 
 
 def get_asgi_application() -> SyncChainASGIHandler:

@@ -135,6 +135,15 @@ HTTP_REQUESTS_PER_CLIENT = env.int("HTTP_REQUESTS_PER_CLIENT", default=8)
 HTTP_REQUESTS_PER_ADDRESS = env.int("HTTP_REQUESTS_PER_ADDRESS", default=64)
 #: Of those, the requests that ask the solver for work (hints, reviews, new races), per client.
 HTTP_SOLVER_REQUESTS_PER_CLIENT = env.int("HTTP_SOLVER_REQUESTS_PER_CLIENT", default=2)
+#: The largest request body taken (piramide_site/http.py): a request that says it has more (its
+#: Content-Length), or sends more (chunked), is refused with 413 before more than this is read, and
+#: before any middleware, session or view runs.  The API's inputs are a few hundred bytes and the
+#: admin's largest form (a game's page, a row per move) under 3 KB: 64 KiB leaves room for both.
+#: Django's own check (DATA_UPLOAD_MAX_MEMORY_SIZE) says the same, for servers other than ours.
+HTTP_MAX_BODY_BYTES = env.int("DJANGO_HTTP_MAX_BODY_BYTES", default=64 * 1024)
+if HTTP_MAX_BODY_BYTES < 1024:
+    raise ImproperlyConfigured(f"DJANGO_HTTP_MAX_BODY_BYTES ({HTTP_MAX_BODY_BYTES}) must be at least 1024")
+DATA_UPLOAD_MAX_MEMORY_SIZE = HTTP_MAX_BODY_BYTES
 #: Server processes freeze what start-up loaded out of the garbage collector's sight and collect
 #: young objects less often (piramide_site/collector.py).
 GC_TUNED = env.bool("DJANGO_GC_TUNED", default=True)

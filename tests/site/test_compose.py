@@ -26,8 +26,9 @@ def interpolate(value: str) -> str:
     return re.sub(r"\$\{(\w+):\?[^}]*\}", lambda m: f"stand-in-{m.group(1).lower()}", value)
 
 
-def test_the_production_shape_has_its_five_services(compose):
-    assert set(compose["services"]) == {"postgres", "redis", *APP_SERVICES}
+def test_the_production_shape_has_its_services(compose):
+    assert set(compose["services"]) == {"proxy", "postgres", "redis", *APP_SERVICES}
+    assert compose["services"]["proxy"]["image"] == "caddy:2"
     assert compose["services"]["postgres"]["image"].startswith("postgres:")
     assert compose["services"]["redis"]["image"].startswith("redis:")
 
@@ -47,11 +48,25 @@ def test_long_running_services_have_health_checks(compose):
 
 
 def test_web_serves_the_asgi_application_of_the_settings(compose):
+    """Through piramide_site/serve.py, which hands uvicorn the settings' application and socket
+    message limit (--ws-max-size), so neither is written here, in the image or in the Makefile."""
+    from piramide_site.serve import uvicorn_arguments
+
     command = compose["services"]["web"]["command"]
+    assert command[:3] == ["python", "-m", "piramide_site.serve"]
+    assert not any(arg.startswith("--ws-max-size") for arg in command)
+    arguments = uvicorn_arguments(command[3:])
     module, attr = settings.ASGI_APPLICATION.rsplit(".", 1)
-    assert command[:2] == ["uvicorn", f"{module}:{attr}"]
+    assert arguments[0] == f"{module}:{attr}"
+    assert arguments[arguments.index("--ws-max-size") + 1] == str(settings.LIVE_MAX_MESSAGE_BYTES)
     cmd_line = re.search(r"CMD (\[.*\])", (ROOT / "Dockerfile").read_text()).group(1)
     assert json.loads(cmd_line) == command, "the image's default command is the web service's"
+
+
+def test_make_run_starts_the_server_the_same_way():
+    recipe = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert "$(PY) -m piramide_site.serve " in recipe
+    assert "uvicorn" not in recipe.replace("piramide_site.serve", "")
 
 
 def test_the_web_health_check_asks_a_url_that_answers_over_plain_http_on_its_own_host(compose, client, db):
@@ -113,13 +128,34 @@ def test_production_settings_refuse_to_start_without_a_secret():
     assert out.returncode != 0 and "DJANGO_SECRET_KEY" in out.stderr
 
 
-def test_web_believes_forwarded_addresses_only_where_only_the_proxy_reaches_it(compose):
+def caddyfile() -> str:
+    """ops/Caddyfile without its comments."""
+    return re.sub(r"(?m)^\s*#.*\n|\s+#.*$", "", (ROOT / "ops" / "Caddyfile").read_text())
+
+
+def proxy_address(compose) -> str:
+    return compose["services"]["proxy"]["networks"]["edge"]["ipv4_address"]
+
+
+def test_only_the_proxy_is_published_and_only_it_shares_a_network_with_web(compose):
+    import ipaddress
+
+    services = compose["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy"}
+    assert {interpolate(str(port)) for port in services["proxy"]["ports"]} == {"80:80", "443:443", "443:443/udp"}
+    on_edge = {name for name, service in services.items() if "edge" in (service.get("networks") or [])}
+    assert on_edge == {"proxy", "web"}
+    assert set(services["web"]["networks"]) == {"default", "edge"}, "web still reaches postgres and redis"
+    subnet = ipaddress.ip_network(compose["networks"]["edge"]["ipam"]["config"][0]["subnet"])
+    assert ipaddress.ip_address(proxy_address(compose)) in subnet
+
+
+def test_web_believes_forwarded_addresses_from_the_proxy_alone(compose):
     web = compose["services"]["web"]
     assert "--proxy-headers" in web["command"]
-    trusted = interpolate(web["environment"]["FORWARDED_ALLOW_IPS"])
-    ports = [interpolate(str(port)) for port in web["ports"]]
-    if "*" in trusted.split(","):
-        assert ports and all(port.startswith("127.0.0.1:") for port in ports), "trusting everyone needs a loopback-only port"
+    trusted = interpolate(str(web["environment"]["FORWARDED_ALLOW_IPS"]))
+    assert trusted == proxy_address(compose), "the proxy's fixed address, nothing wider and never *"
     # The image alone trusts only itself.
     assert "FORWARDED_ALLOW_IPS=127.0.0.1" in (ROOT / "Dockerfile").read_text()
     # The other services do not serve HTTP, and none overrides the web's choice.
@@ -127,9 +163,35 @@ def test_web_believes_forwarded_addresses_only_where_only_the_proxy_reaches_it(c
         assert "FORWARDED_ALLOW_IPS" not in compose["services"][name]["environment"], name
 
 
-def client_address_seen(trusted: str | None, tmp_path: Path) -> str:
+def test_the_proxy_serves_the_caddyfile_here_in_front_of_web(compose):
+    proxy = compose["services"]["proxy"]
+    assert "./ops/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+    assert {"caddy-data", "caddy-config"} <= set(compose["volumes"]), "certificates outlive the container"
+    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+    config = caddyfile()
+    # TLS: the site's public name from SITE_ADDRESS, with Caddy's automatic HTTPS
+    assert re.search(r"^\{\$SITE_ADDRESS:localhost\} \{$", config, re.MULTILINE)
+    assert interpolate(proxy["environment"]["SITE_ADDRESS"]) == "localhost"
+    assert "tls internal" not in config and "auto_https off" not in config
+    assert re.search(r"^\treverse_proxy web:8000$", config, re.MULTILINE)
+    # Caddy then replaces the client's X-Forwarded-For with the peer's address (run for real in
+    # tests/hardening/test_caddy_proxy.py), unless told to trust someone
+    assert "trusted_proxies" not in config and "X-Forwarded-For" not in config
+
+
+def test_the_proxy_caps_bodies_at_the_application_s_own_limit(compose):
+    proxy_env = compose["services"]["proxy"]["environment"]
+    web_env = compose["services"]["web"]["environment"]
+    assert proxy_env["DJANGO_HTTP_MAX_BODY_BYTES"] == web_env["DJANGO_HTTP_MAX_BODY_BYTES"], "one variable for both"
+    assert int(interpolate(web_env["DJANGO_HTTP_MAX_BODY_BYTES"])) == settings.HTTP_MAX_BODY_BYTES
+    cap = re.search(r"request_body \{\s*max_size \{\$DJANGO_HTTP_MAX_BODY_BYTES:(\d+)\}\s*\}", caddyfile())
+    assert cap and int(cap.group(1)) == settings.HTTP_MAX_BODY_BYTES
+
+
+def client_address_seen(trusted: str | None, tmp_path: Path, source: str = "127.0.0.2",
+                        forwarded: str = "203.0.113.7") -> str:
     """Start uvicorn as the web service starts it, with FORWARDED_ALLOW_IPS as given, and ask it from
-    127.0.0.2 (not its own address) with an X-Forwarded-For header: which client does the app see?"""
+    ``source`` (not its own address) with an X-Forwarded-For header: which client does the app see?"""
     import os
     import socket
     import time
@@ -148,9 +210,9 @@ def client_address_seen(trusted: str | None, tmp_path: Path) -> str:
         deadline = time.monotonic() + 20
         while True:
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=2, source_address=("127.0.0.2", 0)) as conn:
-                    conn.sendall(b"GET / HTTP/1.1\r\nHost: piramide.example.org\r\nX-Forwarded-For: 203.0.113.7\r\n"
-                                 b"Connection: close\r\n\r\n")
+                with socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(source, 0)) as conn:
+                    conn.sendall(b"GET / HTTP/1.1\r\nHost: piramide.example.org\r\nX-Forwarded-For: "
+                                 + forwarded.encode() + b"\r\nConnection: close\r\n\r\n")
                     answer = b""
                     while chunk := conn.recv(4096):
                         answer += chunk
@@ -166,8 +228,19 @@ def client_address_seen(trusted: str | None, tmp_path: Path) -> str:
 
 
 def test_uvicorn_takes_the_client_address_from_the_proxy_as_the_compose_file_says(compose, tmp_path):
+    """The compose setting with the proxy at 127.0.0.3 instead of its compose address."""
     trusted = interpolate(compose["services"]["web"]["environment"]["FORWARDED_ALLOW_IPS"])
-    assert client_address_seen(trusted, tmp_path) == "203.0.113.7"
+    trusted = trusted.replace(proxy_address(compose), "127.0.0.3")
+    assert trusted == "127.0.0.3"
+    # From the proxy, the address it forwards (the proxy overwrites whatever the client wrote).
+    assert client_address_seen(trusted, tmp_path, source="127.0.0.3") == "203.0.113.7"
+    # Even a proxy that appended to a forged header would not let the forgery through: uvicorn takes
+    # the rightmost address it does not trust.
+    assert client_address_seen(trusted, tmp_path, source="127.0.0.3", forwarded="198.51.100.1, 203.0.113.7") == "203.0.113.7"
+    # From anywhere else, the header is ignored.
+    assert client_address_seen(trusted, tmp_path, source="127.0.0.2") == "127.0.0.2"
     # Without it (uvicorn's default, and the image's), a forwarded address from elsewhere is ignored.
     assert client_address_seen(None, tmp_path) == "127.0.0.2"
     assert client_address_seen("127.0.0.1", tmp_path) == "127.0.0.2"
+    # What the compose file used to say: the client's leftmost entry wins.
+    assert client_address_seen("*", tmp_path, forwarded="198.51.100.1, 203.0.113.7") == "198.51.100.1"

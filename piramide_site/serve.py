@@ -1,0 +1,35 @@
+"""uvicorn, told the limits only the settings know: ``python -m piramide_site.serve [uvicorn options]``.
+
+uvicorn reads a whole WebSocket message before the application sees it, up to 16 MiB by default,
+while the protocol takes at most ``LIVE_MAX_MESSAGE_BYTES`` (docs/live.md): 80 sockets sending one
+15 MB frame each took a server from 469 MB to 2.7 GB.  Here uvicorn's ``--ws-max-size`` is that
+setting, so a larger message closes its socket with 1009 (Message Too Big) after no more than the
+limit was read, and the one number stays in the settings.  ``make run``, the Dockerfile and
+docker-compose.yml start the server this way; every other option goes to uvicorn as given.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def uvicorn_arguments(argv: list[str]) -> list[str]:
+    """The settings' ASGI application and message limit, then the options given."""
+    from django.conf import settings
+
+    if any(arg == "--ws-max-size" or arg.startswith("--ws-max-size=") for arg in argv):
+        raise SystemExit("set LIVE_MAX_MESSAGE_BYTES rather than --ws-max-size: the protocol and the server share it")
+    module, attribute = settings.ASGI_APPLICATION.rsplit(".", 1)
+    return [f"{module}:{attribute}", "--ws-max-size", str(settings.LIVE_MAX_MESSAGE_BYTES), *argv]
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
+    from uvicorn.main import main as uvicorn_main
+
+    uvicorn_main(uvicorn_arguments(sys.argv[1:]), prog_name="uvicorn")
+
+
+if __name__ == "__main__":
+    main()
