@@ -392,43 +392,58 @@ class Game:
           the partner value outside the pyramid (the waste's cards buried for good in the last pass
           left out) and none in the pyramid but those it covers or that cover it.
         """
-        if self.removed == self.geometry.full_mask:
+        geo = self.geometry
+        removed = self.removed
+        if removed == geo.full_mask:
             return True
         if self._pyramid_is_frozen():
             return False
-        rules, geo, pyramid, removed = self.rules, self.geometry, self.deal.pyramid, self.removed
-        values, pair_sum = rules.values, rules.pair_sum
-        face_up = [i for i in range(geo.size) if not removed >> i & 1 and self.is_face_up(i)]
+        rules, pyramid, covers = self.rules, self.deal.pyramid, geo.cover_masks
+        values, pair_sum, king = rules.values, rules.pair_sum, rules.king_value
+        face_down = rules.face_down
         # the cards no player has seen (the stock, face-down pyramid cards), by value alone
-        unseen = Counter(values[card.rank] for card in self.stock)
-        unseen.update(values[pyramid[i].rank] for i in range(geo.size) if not removed >> i & 1 and not self.is_face_up(i))
+        unseen = [0] * (pair_sum + 1)
+        for card in self.stock:
+            unseen[values[card.rank]] += 1
+        face_up: list[int] = []
+        for i in range(geo.size):
+            if removed >> i & 1:
+                continue
+            if face_down and covers[i] & ~removed:
+                unseen[values[pyramid[i].rank]] += 1
+            else:
+                face_up.append(i)
         drawn = values[self.drawn.rank] if self.drawn is not None else 0
-        outside = unseen + Counter(values[card.rank] for card in self._waste_in_reach(face_up, unseen, drawn))
+        outside = unseen[:]
+        for card in self._waste_in_reach(face_up, unseen, drawn):
+            outside[values[card.rank]] += 1
         if drawn:
             outside[drawn] += 1
+        related = geo.related_masks
         for i in face_up:
             v = values[pyramid[i].rank]
-            if v == rules.king_value:
+            if v == king:
                 continue
             partner = pair_sum - v
             if outside[partner]:
                 continue
-            unrelated = ~geo.related_masks[i] & ~(1 << i)
+            unrelated = ~related[i] & ~(1 << i)
             if not any(values[pyramid[j].rank] == partner for j in face_up if unrelated >> j & 1):
                 return False
         return True
 
-    def _waste_in_reach(self, face_up: list[int], unseen: Counter[int], drawn: int) -> tuple[Card, ...]:
+    def _waste_in_reach(self, face_up: list[int], unseen: list[int], drawn: int) -> tuple[Card, ...]:
         """The waste less the cards buried for good: with no recycle left and only the top in play
-        (no house waste pairs), a card that nothing left can take never leaves, nor do those under it."""
+        (no house waste pairs), a card that nothing left can take never leaves, nor do those under it.
+        ``unseen`` counts the unseen cards by value."""
         rules = self.rules
-        if self.recycles_left > 0 or rules.house_waste_reach > 1:
+        if self.recycles_left > 0 or rules.house_waste_reach > 1 or not self.waste:
             return self.waste
         values, pair_sum = rules.values, rules.pair_sum
         in_pyramid = {values[self.deal.pyramid[i].rank] for i in face_up}
         if rules.face_down:
             # a face-down card may be any unseen value
-            in_pyramid.update(unseen)
+            in_pyramid.update(v for v, count in enumerate(unseen) if count)
         for depth in range(len(self.waste) - 1, -1, -1):
             v = values[self.waste[depth].rank]
             if v == rules.king_value:
