@@ -361,7 +361,7 @@ class Game:
     def _status(self) -> tuple[Outcome, str]:
         if self.removed == self.geometry.full_mask:
             return Outcome.WON, "the pyramid is cleared"
-        if self.rules.ends_when_frozen and self._pyramid_is_frozen():
+        if self.rules.ends_when_frozen and self._frozen:
             return Outcome.LOST, "no free pyramid card can ever be removed: nothing still to come pairs with one"
         can_turn_stock = self._draw_refusal() is None or self._recycle_refusal() is None
         if not can_turn_stock and not self._candidates:
@@ -396,7 +396,7 @@ class Game:
         removed = self.removed
         if removed == geo.full_mask:
             return True
-        if self._pyramid_is_frozen():
+        if self._frozen:
             return False
         rules, pyramid, covers = self.rules, self.deal.pyramid, geo.cover_masks
         values, pair_sum, king = rules.values, rules.pair_sum, rules.king_value
@@ -454,7 +454,8 @@ class Game:
             return self.waste[depth + 1 :]
         return self.waste
 
-    def _pyramid_is_frozen(self) -> bool:
+    @cached_property
+    def _frozen(self) -> bool:
         """True when no free pyramid card is a king or has a partner among the free cards or the cards to come.
 
         The pyramid only changes when a free card leaves, and the free cards only change when the

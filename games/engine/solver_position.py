@@ -436,7 +436,7 @@ class Table:
         return points + ROW_POINTS * self.rows_emptied(removed, after)
 
     def frozen(self, position: Position) -> bool:
-        """The engine's ``_pyramid_is_frozen``: no free card is a king or has a partner to come."""
+        """The engine's ``Game._frozen``: no free card is a king or has a partner to come."""
         removed, stock, waste, drawn, _, _ = position
         values, king, pair_sum = self.values, self.king, self.pair_sum
         free_values = [values[i] for i in self.free(removed)]
