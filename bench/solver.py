@@ -1,6 +1,6 @@
 """How fast the solver decides seeded deals of a preset, and how much memory it takes.
 
-    .venv/bin/python bench/solver.py PRESET [--deals 1500] [--start 0] [--limit-s 30] [--par [--par-limit-s 5] [--par-scores FILE]] [--hints N]
+    .venv/bin/python bench/solver.py PRESET [--deals 1500] [--start 0] [--limit-s 30] [--par [--par-limit-s 5] [--par-scores FILE]] [--hints N] [--rules-version N]
 
 Solves the deals of seeds ``--start`` .. ``--start + --deals - 1`` one after the other and prints
 the share decided and winnable, the median, p90, p99 and worst seconds per deal (with the seed of
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import PRESETS, Game, Outcome, deal_from_seed  # noqa: E402
+from games.engine import PRESETS, RULES_VERSION, RULES_VERSIONS, Game, Outcome, deal_from_seed, get_rules  # noqa: E402
 from games.engine.solver import Verdict, hint, solve, solve_par  # noqa: E402
 from games.engine.solver_kernel import available as kernel_available, warm  # noqa: E402
 from games.engine.solver_search import Budget  # noqa: E402
@@ -72,9 +72,12 @@ def main() -> None:
     parser.add_argument("--par-limit-s", type=float, default=5.0, help="per deal for the par search (default 5)")
     parser.add_argument("--par-scores", metavar="FILE", help="also write seed, par, exact and CPU seconds per deal to FILE")
     parser.add_argument("--hints", type=int, default=0, metavar="N", help="also time N hints from mid-game positions")
+    parser.add_argument(
+        "--rules-version", type=int, choices=RULES_VERSIONS, default=RULES_VERSION, help="the rules version (docs/rules.md)"
+    )
     args = parser.parse_args()
 
-    rules = PRESETS[args.preset]
+    rules = get_rules(args.preset, args.rules_version)
     kernel = warm_kernel()
     # time limits too are read on this process's CPU clock, so that a busy machine does not cut searches short
     Budget.clock = staticmethod(time.process_time)
@@ -126,7 +129,7 @@ def main() -> None:
             par_scores.append(f"{seed}\t{par.score}\t{'exact' if par.exact else 'floor'}\t{cpu:.3f}\n")
 
     decided = verdicts[Verdict.WINNABLE] + verdicts[Verdict.UNWINNABLE]
-    print(f"{args.preset}: {args.deals} deals (seeds {args.start}..{args.start + args.deals - 1}), limit {args.limit_s:g} s a deal")
+    print(f"{args.preset}, rules v{rules.version}: {args.deals} deals (seeds {args.start}..{args.start + args.deals - 1}), limit {args.limit_s:g} s a deal")
     print(kernel)
     print("times and time limits are CPU seconds of this process per deal (time.process_time) unless marked wall clock; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

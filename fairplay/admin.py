@@ -133,7 +133,7 @@ class ScoreInReviewAdmin(admin.ModelAdmin):
         game = score.game
         record = services.play_records([game])[game.pk]
         seconds = think_times(record)
-        state = EngineGame.start(score.challenge.deal)
+        state = EngineGame.start(score.game.deal)
         steps = [("start", "", render(state.visible()))]
         for number, (move, wait) in enumerate(zip(record.moves, seconds), start=1):
             state = state.apply(parse_move(move))

@@ -125,7 +125,8 @@ def score_assess(*, score_id: int) -> Assessment | None:
             .count()
         )
     records = play_records([game, *candidates])
-    play, others, deal = records[game.pk], [records[g.pk] for g in candidates], score.challenge.deal
+    # the game's own rules decide what its moves did (docs/rules.md, "Rules versions")
+    play, others, deal = records[game.pk], [records[g.pk] for g in candidates], game.deal
     # the day's choices along this line matter only to a game that repeats another's, where rarity counts
     until = signals.population_cutoff(play, others, deal)
     population = challenge_population(game, play.moves, until=until) if until is not None else None

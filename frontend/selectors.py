@@ -152,7 +152,7 @@ def played_calendar(*, player_id: int, months: int = 3) -> list[dict[str, Any]]:
 
 def game_replay(*, game: Game) -> dict[str, Any]:
     """Every position of a player's own game as they saw it, for the "show me" replay."""
-    deal = game.challenge.deal
+    deal = game.deal
     state = EngineGame.start(deal)
     start = state.visible()
     steps = []

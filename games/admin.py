@@ -29,13 +29,14 @@ class ChallengeScheduleForm(forms.ModelForm):
 class DailyChallengeAdmin(admin.ModelAdmin):
     # few columns, so the list fits a laptop's screen; line length, solver states and times are on each challenge's page
     list_display = ("date", "preset", "status", "verdict", "par_shown", "game_count")
-    list_filter = ("status", "verdict", "preset")
+    list_filter = ("status", "verdict", "preset", "rules_version")
     date_hierarchy = "date"
     actions = ["reverify", "replace_with_winnable"]
     readonly_fields = (
         "seed_commitment",
         "commitment_version",
         "salt",
+        "rules_version",
         "status",
         "verdict",
         "line_length",
@@ -131,10 +132,10 @@ class MoveInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "challenge", "player", "ranked", "outcome", "move_count", "score", "started_at", "finished_at")
+    list_display = ("id", "challenge", "player", "ranked", "rules_version", "outcome", "move_count", "score", "started_at", "finished_at")
     list_filter = ("ranked", "outcome", "challenge__preset")
     search_fields = ("player__username", "player__display_name")
-    readonly_fields = ("challenge", "player", "ranked", "outcome", "move_count", "score", "started_at", "finished_at")
+    readonly_fields = ("challenge", "player", "ranked", "rules_version", "outcome", "move_count", "score", "started_at", "finished_at")
     inlines = [MoveInline]
 
 

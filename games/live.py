@@ -138,7 +138,7 @@ def game_sync(*, game_id: int, viewer: Any, since: int | None) -> Opening:
     if view == SUMMARY:
         messages.append({"type": "summary", "version": version, "summary": game_summary(game, state)})
     elif game.ranked and since is not None and 0 <= since <= version and version - since <= settings.LIVE_RESYNC_GAP:
-        position = EngineGame.replay(game.challenge.deal, state.moves[:since])
+        position = EngineGame.replay(game.deal, state.moves[:since])
         for number, move in enumerate(state.moves[since:], start=since + 1):
             position = position.apply(move)
             body = _view_at(game, position, final=number == version)
@@ -170,7 +170,7 @@ def game_pong(*, game_id: int) -> dict[str, Any]:
 def game_replay(*, game_id: int) -> dict[str, Any]:
     """Every position of a game, from the deal to now: for move-by-move viewing on the full view."""
     game = live_game_get(game_id=game_id)
-    position = EngineGame.start(game.challenge.deal)
+    position = EngineGame.start(game.deal)
     start = position.visible()
     steps = []
     for number, text in enumerate(game.moves.order_by("number").values_list("notation", flat=True), start=1):

@@ -11,12 +11,20 @@ from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 from django.utils import timezone
 
-from games.engine import PRESETS, Deal, deal_from_seed, get_rules
+from games.engine import PRESETS, RULES_VERSION, RULES_VERSIONS, Deal, deal_from_seed, get_rules
 from games.engine.commitment import SALT_BYTES, SALT_HEX_DIGITS, SCHEME_V1, SCHEME_V2, commitment_preimage, seed_commitment
 
 PRESET_CHOICES = [(name, name) for name in PRESETS]
 #: Postgres' bigint is signed: seeds are drawn below this (the engine accepts up to 2**64).
 SEED_BOUND = 2**63
+
+
+RULES_VERSION_CHOICES = [(version, f"rules v{version}") for version in RULES_VERSIONS]
+
+
+def current_rules_version() -> int:
+    """The rules version new rows are dealt under (games/engine/rules.py; docs/rules.md, "Rules versions")."""
+    return RULES_VERSION
 
 
 def commitment_fields(preset: str, seed: int) -> dict[str, Any]:
@@ -59,6 +67,12 @@ class DailyChallenge(models.Model):
     )
     #: Secret until the day is over, like the seed; empty in version 1.
     salt = models.CharField(max_length=SALT_HEX_DIGITS, blank=True)
+    #: The rules the deal was verified under (its verdict and par): its games are dealt under them.
+    rules_version = models.PositiveSmallIntegerField(
+        choices=RULES_VERSION_CHOICES,
+        default=current_rules_version,
+        help_text="The rules version of its verdict and par (docs/rules.md, Rules versions).",
+    )
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True)
@@ -94,7 +108,8 @@ class DailyChallenge(models.Model):
 
     @property
     def deal(self) -> Deal:
-        return deal_from_seed(get_rules(self.preset), self.seed)
+        """The deal under the rules it was verified under."""
+        return deal_from_seed(get_rules(self.preset, self.rules_version), self.seed)
 
     @property
     def commitment_scheme(self) -> str:
@@ -133,6 +148,9 @@ class Game(models.Model):
     #: client's address as the server saw it, and the device cookie of its browser.
     start_address = models.GenericIPAddressField(null=True, blank=True)
     start_device = models.CharField(max_length=32, blank=True, default="")
+    #: The rules its moves were played under (its challenge's when it started); its log is always
+    #: replayed under them, so a game keeps its outcome and score when the rules change.
+    rules_version = models.PositiveSmallIntegerField(choices=RULES_VERSION_CHOICES, default=current_rules_version)
 
     class Meta:
         ordering = ["-started_at"]
@@ -154,6 +172,12 @@ class Game(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.outcome != self.Outcome.IN_PROGRESS
+
+    @property
+    def deal(self) -> Deal:
+        """Its challenge's deal under the game's own rules version: what its log replays on."""
+        challenge = self.challenge
+        return deal_from_seed(get_rules(challenge.preset, self.rules_version), challenge.seed)
 
 
 class Move(models.Model):

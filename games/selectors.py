@@ -119,7 +119,7 @@ def game_engine_state(game: Game, *, locked: bool = False) -> EngineGame:
     state = _caught_up(game, positions.recall_latest("game", game.pk)) if steady else None
     if state is None:
         # a row with no moves has an empty log: a new game's opening reads none
-        state = EngineGame.replay(game.challenge.deal, game_moves(game) if game.move_count else [])
+        state = EngineGame.replay(game.deal, game_moves(game) if game.move_count else [])
     if steady:
         positions.remember(key, state)
     return state
@@ -185,7 +185,9 @@ def game_hint(*, game: Game) -> HintResult:
     require_deal_public(game.challenge, "a hint")
     if game.is_finished:
         raise GameFinished("the game is over")
-    deal, moves = game.challenge.deal, [str(move) for move in game_engine_state(game).moves]
+    # the game's own rules version (its deal carries it); hints and reviews ask about winnability,
+    # which no rules version changes, so the cached answers need not tell versions apart
+    deal, moves = game.deal, [str(move) for move in game_engine_state(game).moves]
     key = solving.answer_key("hint", game.challenge.preset, deal, moves)
     answer = solving.cache_get(key)
     if answer is None:
@@ -218,7 +220,7 @@ def game_review(*, game: Game) -> ReviewResult:
 
     if not game.is_finished:
         raise NotAllowed("a review is for a finished game: finish or resign it first")
-    deal, moves = game.challenge.deal, [str(move) for move in game_moves(game)]
+    deal, moves = game.deal, [str(move) for move in game_moves(game)]
     key = solving.answer_key("review", game.challenge.preset, deal, moves)
     answer = solving.cache_get(key)
     if answer is None:

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
-from games.engine import IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
+from games.engine import RULES_VERSION, IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
 from games.engine.rules import UnknownPresetError
 from leaderboard.models import Score
 from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record
@@ -50,14 +50,14 @@ def draw_seed() -> int:
     return secrets.randbelow(SEED_BOUND)
 
 
-def _verify_deal(preset: str, seed: int, *, time_limit: float | None = None) -> dict[str, Any]:
-    """Solve a deal and, if winnable, find its par: the fields a verification writes.  Each search
-    gets ``time_limit`` seconds (``PIRAMIDE_SOLVE_TIME_LIMIT`` unless given)."""
+def _verify_deal(preset: str, seed: int, rules_version: int = RULES_VERSION, *, time_limit: float | None = None) -> dict[str, Any]:
+    """Solve a deal and, if winnable, find its par under ``rules_version``: the fields a verification
+    writes.  Each search gets ``time_limit`` seconds (``PIRAMIDE_SOLVE_TIME_LIMIT`` unless given)."""
     from games.engine.solver import Verdict, solve, solve_par
 
     limit = settings.PIRAMIDE_SOLVE_TIME_LIMIT if time_limit is None else time_limit
     started = time.monotonic()
-    game = EngineGame.start(deal_from_seed(get_rules(preset), seed))
+    game = EngineGame.start(deal_from_seed(get_rules(preset, rules_version), seed))
     solution = solve(game, time_limit=limit)
     fields: dict[str, Any] = {
         "verdict": solution.verdict.value,
@@ -195,15 +195,15 @@ def challenge_verify(*, challenge_id: int) -> DailyChallenge | None:
             return None
         challenge.status, challenge.verify_requested_at = DailyChallenge.Status.RUNNING, timezone.now()
         challenge.save(update_fields=["status", "verify_requested_at"])
-        preset, seed = challenge.preset, challenge.seed
+        preset, seed, rules_version = challenge.preset, challenge.seed, challenge.rules_version
     try:
-        fields = _verify_deal(preset, seed)
+        fields = _verify_deal(preset, seed, rules_version)
     except Exception as error:  # the solver's failure is the verification's result
         log.exception("verification of challenge %s failed", challenge_id)
         fields = {"status": DailyChallenge.Status.FAILED, "verify_error": f"{type(error).__name__}: {error}"[:2000]}
     with transaction.atomic():
         challenge = DailyChallenge.objects.select_for_update().get(pk=challenge_id)
-        if challenge.seed != seed:
+        if challenge.seed != seed or challenge.rules_version != rules_version:
             return challenge  # replaced meanwhile: that replacement brought its own results
         for name, value in fields.items():
             setattr(challenge, name, value)
@@ -234,8 +234,8 @@ def challenge_replace_with_winnable(*, challenge_id: int) -> DailyChallenge:
         seed, fields = found
         challenge.seed = seed
         # A new seed needs a new commitment anyway: it takes the current scheme and a fresh salt,
-        # whatever scheme the replaced one used.
-        fields = {**fields, **commitment_fields(challenge.preset, seed)}
+        # whatever scheme the replaced one used; nobody has played it, so it takes the current rules too.
+        fields = {**fields, **commitment_fields(challenge.preset, seed), "rules_version": RULES_VERSION}
         for name, value in fields.items():
             setattr(challenge, name, value)
         challenge.save()
@@ -323,6 +323,8 @@ def game_ranked_start(*, challenge_id: int, player: Any, origin: Origin | None =
     if challenge.date < today:
         raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is over: start a practice game")
     where = {"start_address": origin.address, "start_device": origin.device} if origin else {}
+    # every ranked game of a challenge plays under the rules its verdict and par were found under
+    where = {**where, "rules_version": challenge.rules_version}
     game, created = Game.objects.get_or_create(challenge=challenge, player=player, ranked=True, defaults=where)
     if created:
         events.publish_game_started(game=game)
@@ -340,7 +342,7 @@ def game_practice_start(*, challenge_id: int, player: Any) -> Play:
     if challenge is None:
         raise NotFound(f"there is no challenge {challenge_id}")
     require_deal_public(challenge, "practice")
-    game = Game.objects.create(challenge=challenge, player=player, ranked=False)
+    game = Game.objects.create(challenge=challenge, player=player, ranked=False, rules_version=challenge.rules_version)
     return Play(game, game_engine_state(game))
 
 
@@ -783,7 +785,7 @@ def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
         game.move_count -= 1
         game.version += 1
         game.save(update_fields=["move_count", "version"])
-        state = EngineGame.replay(game.challenge.deal, game_moves(game))
+        state = EngineGame.replay(game.deal, game_moves(game))
         transaction.on_commit(lambda: _remember_committed(game, state))
         events.publish_game_move_undone(game=game, state=state)
     return Play(game, state)

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 
 from games.engine import Deal, deal_from_seed, get_rules
-from games.models import PRESET_CHOICES
+from games.models import PRESET_CHOICES, RULES_VERSION_CHOICES, current_rules_version
 
 
 class Race(models.Model):
@@ -30,6 +30,8 @@ class Race(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     #: Raised by every race event, so a client can tell it missed one.
     version = models.PositiveIntegerField(default=0)
+    #: The rules its games are played and replayed under (docs/rules.md, "Rules versions").
+    rules_version = models.PositiveSmallIntegerField(choices=RULES_VERSION_CHOICES, default=current_rules_version)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -40,7 +42,7 @@ class Race(models.Model):
 
     @property
     def deal(self) -> Deal:
-        return deal_from_seed(get_rules(self.preset), self.seed)
+        return deal_from_seed(get_rules(self.preset, self.rules_version), self.seed)
 
     def expires_at(self) -> dt.datetime:
         """A lobby nobody starts closes by the clock this long after it opened (``RACE_LOBBY_SECONDS``, 1 h)."""

@@ -421,6 +421,82 @@ T: dict[str, tuple] = {
     "the stock is not empty yet: draw first": ("il tallone non è ancora vuoto: prima pesca", "el mazo aún no está vacío: primero roba"),
     "only the top card of the waste is in play": ("è in gioco solo la carta in cima agli scarti", "solo está en juego la carta de arriba del descarte"),
     "%(card)s counts %(n)s: only a king leaves alone": ("%(card)s vale %(n)s: solo il re se ne va da solo", "%(card)s vale %(n)s: solo el rey se va solo"),
+    "the game is over: the pyramid is cleared": ("la partita è finita: la piramide è sgombra", "la partida ha terminado: la pirámide está despejada"),
+    "the game is over: no move is left": ("la partita è finita: non resta nessuna mossa", "la partida ha terminado: no queda ninguna jugada"),
+    "the game is over: no free pyramid card can ever be removed": (
+        "la partita è finita: nessuna carta libera della piramide potrà più essere tolta",
+        "la partida ha terminado: ya no se podrá retirar ninguna carta libre de la pirámide",
+    ),
+    "the game is over: no more moves": ("la partita è finita: niente più mosse", "la partida ha terminado: no hay más jugadas"),
+    "the waste is empty: there is nothing to turn over": (
+        "gli scarti sono vuoti: non c'è niente da rigirare",
+        "el descarte está vacío: no hay nada a lo que dar la vuelta",
+    ),
+    "the waste is empty": ("gli scarti sono vuoti", "el descarte está vacío"),
+    "the waste holds only %(n)s card": (
+        ("negli scarti c'è solo %(n)s carta", "negli scarti ci sono solo %(n)s carte"),
+        ("el descarte solo tiene %(n)s carta", "el descarte solo tiene %(n)s cartas"),
+    ),
+    "the stock is empty": ("il tallone è vuoto", "el mazo está vacío"),
+    "draw a card first": ("prima pesca una carta", "primero roba una carta"),
+    "a drawn card goes to the waste: play it from there": (
+        "la carta pescata va negli scarti: giocala da lì",
+        "la carta robada va al descarte: júgala desde allí",
+    ),
+    "there is no such place: the pyramid has %(n)s rows": (
+        "quel posto non esiste: la piramide ha %(n)s file",
+        "ese lugar no existe: la pirámide tiene %(n)s filas",
+    ),
+    "a move removes one king or two different cards": (
+        "una mossa toglie un re o due carte diverse",
+        "una jugada retira un rey o dos cartas distintas",
+    ),
+    "this game has no rule for putting a card back": (
+        "questo gioco non ha la regola per rimettere una carta nel mazzo",
+        "este juego no tiene la regla de devolver una carta al mazo",
+    ),
+    "only the card just drawn can go back into the stock": (
+        "solo la carta appena pescata può tornare nel tallone",
+        "solo la carta recién robada puede volver al mazo",
+    ),
+    "%(card)s may go back only while the other three of its rank lie free in the pyramid": (
+        "%(card)s può tornare nel mazzo solo se le altre tre dello stesso valore sono libere nella piramide",
+        "%(card)s solo puede volver al mazo si las otras tres de su valor están libres en la pirámide",
+    ),
+    "the stock is empty: there is nothing to put the card under": (
+        "il tallone è vuoto: non c'è niente sotto cui mettere la carta",
+        "el mazo está vacío: no hay nada debajo de lo que poner la carta",
+    ),
+    "the stock has %(n)s card: put the card under it": (
+        ("il tallone ha %(n)s carta: metti la carta sotto di essa", "il tallone ha %(n)s carte: metti la carta sotto 1 fino a %(n)s di esse"),
+        ("el mazo tiene %(n)s carta: pon la carta debajo de ella", "el mazo tiene %(n)s cartas: pon la carta debajo de 1 a %(n)s de ellas"),
+    ),
+    "this game has no rule for returning the first three cards": (
+        "questo gioco non ha la regola per rimettere nel mazzo le prime tre carte",
+        "este juego no tiene la regla de devolver al mazo las tres primeras cartas",
+    ),
+    "the first three cards have already gone back once": (
+        "le prime tre carte sono già tornate nel mazzo una volta",
+        "las tres primeras cartas ya volvieron al mazo una vez",
+    ),
+    "the three cards go back only right after the first three draws, before any pair is made": (
+        "le tre carte tornano nel mazzo solo subito dopo le prime tre pescate, prima di qualsiasi coppia",
+        "las tres cartas vuelven al mazo solo justo después de los tres primeros robos, antes de formar ninguna pareja",
+    ),
+    # the pyramid can no longer be cleared (docs/rules.md, "When a game ends")
+    "The pyramid can no longer be cleared. End the game here and keep your points, or play on for more.": (
+        "La piramide non si può più sgombrare. Chiudi qui la partita tenendo i punti, oppure continua per farne altri.",
+        "La pirámide ya no se puede despejar. Termina aquí la partida y conserva tus puntos, o sigue jugando para sumar más.",
+    ),
+    "End the game here": ("Chiudi qui la partita", "Terminar aquí la partida"),
+    "End the game here? Your score so far counts.": (
+        "Chiudere qui la partita? Il punteggio fatto finora conta.",
+        "¿Terminar aquí la partida? La puntuación conseguida hasta ahora cuenta.",
+    ),
+    "You ended the game: the pyramid could no longer be cleared": (
+        "Hai chiuso la partita: la piramide non si poteva più sgombrare",
+        "Has terminado la partida: la pirámide ya no se podía despejar",
+    ),
     # following
     "Everyone": ("Tutti", "Todos"),
     "Following": ("Seguiti", "Seguidos"),

@@ -18,7 +18,7 @@ from .deal import SEED_LIMIT, Deal, deal_from_seed, parse_deal
 from .game import Game, IllegalMoveError, Outcome
 from .moves import parse_moves
 from .record import GameRecord
-from .rules import PRESETS, Rules, UnknownPresetError, get_rules
+from .rules import PRESETS, RULES_VERSION, RULES_VERSIONS, Rules, UnknownPresetError, get_rules
 
 
 class UsageError(Exception):
@@ -35,6 +35,17 @@ def preset_arg(text: str) -> Rules:
         return get_rules(text)
     except UnknownPresetError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_rules_version(parser: argparse.ArgumentParser) -> None:
+    """``--rules-version N``: play or replay under the rules of an earlier version (docs/rules.md)."""
+    parser.add_argument(
+        "--rules-version",
+        type=int,
+        choices=RULES_VERSIONS,
+        default=RULES_VERSION,
+        help=f"the rules version to play under (default {RULES_VERSION}, the current one)",
+    )
 
 
 def seed_arg(text: str) -> int:
@@ -86,6 +97,8 @@ def _play(args: argparse.Namespace) -> int:
             raise UsageError(f"move {number} ({move}) is illegal: {error}") from None
     print(render(game.visible()))
     print(f"outcome: {game.outcome.value} ({game.outcome_reason})")
+    if game.outcome is Outcome.IN_PROGRESS and not game.pyramid_clearable:
+        print("the pyramid can no longer be cleared: resign to keep the score, or play on for more points")
     print(f"score: {game.score}")
     return 0
 
@@ -131,11 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--deal", help="the deal line (docs/formats.md)")
     play.add_argument("--seed", type=seed_arg, help="or the seed of the deal")
     play.add_argument("--moves", default="", help="moves separated by spaces, as 'D 7.1+S R'")
+    add_rules_version(play)
     play.set_defaults(handler=_play)
 
     rnd = commands.add_parser("random", help="play a random legal game and print its record")
     rnd.add_argument("preset", type=preset_arg, help=presets)
     rnd.add_argument("seed", type=seed_arg)
+    add_rules_version(rnd)
     rnd.set_defaults(handler=_random)
 
     verify = commands.add_parser(
@@ -160,6 +175,8 @@ EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[_Parser]], None]] = []
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if getattr(args, "rules_version", RULES_VERSION) != RULES_VERSION:
+            args.preset = get_rules(args.preset.name, args.rules_version)
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except (UsageError, NotationError, IllegalMoveError, ValueError) as error:

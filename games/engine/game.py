@@ -361,7 +361,7 @@ class Game:
     def _status(self) -> tuple[Outcome, str]:
         if self.removed == self.geometry.full_mask:
             return Outcome.WON, "the pyramid is cleared"
-        if self._pyramid_is_frozen():
+        if self.rules.ends_when_frozen and self._frozen:
             return Outcome.LOST, "no free pyramid card can ever be removed: nothing still to come pairs with one"
         can_turn_stock = self._draw_refusal() is None or self._recycle_refusal() is None
         if not can_turn_stock and not self._candidates:
@@ -376,7 +376,86 @@ class Game:
     def outcome_reason(self) -> str:
         return self._status[1]
 
-    def _pyramid_is_frozen(self) -> bool:
+    @cached_property
+    def pyramid_clearable(self) -> bool:
+        """False once what the table shows proves that the pyramid can never be cleared.
+
+        Under rules that play on past that point (every preset but one-pass since rules version 2)
+        the player is told at once and may resign there, keeping the points, or go on collecting
+        them.  It reads only what a player can know: the face-up cards, the waste, and the values of
+        the unseen cards as a whole (the deck less every card seen), never where an unseen card lies.
+        So it is sound (a pyramid it calls unclearable is) but not complete: an order of the stock
+        that still dooms the game is not looked at.  The pyramid cannot be cleared when
+
+        - it is frozen: no free card is a king or pairs with a free card or a card still to come; or
+        - a face-up card other than a king has no partner left that could ever take it: no card of
+          the partner value outside the pyramid (the waste's cards buried for good in the last pass
+          left out) and none in the pyramid but those it covers or that cover it.
+        """
+        geo = self.geometry
+        removed = self.removed
+        if removed == geo.full_mask:
+            return True
+        if self._frozen:
+            return False
+        rules, pyramid, covers = self.rules, self.deal.pyramid, geo.cover_masks
+        values, pair_sum, king = rules.values, rules.pair_sum, rules.king_value
+        face_down = rules.face_down
+        # the cards no player has seen (the stock, face-down pyramid cards), by value alone
+        unseen = [0] * (pair_sum + 1)
+        for card in self.stock:
+            unseen[values[card.rank]] += 1
+        face_up: list[int] = []
+        for i in range(geo.size):
+            if removed >> i & 1:
+                continue
+            if face_down and covers[i] & ~removed:
+                unseen[values[pyramid[i].rank]] += 1
+            else:
+                face_up.append(i)
+        drawn = values[self.drawn.rank] if self.drawn is not None else 0
+        outside = unseen[:]
+        for card in self._waste_in_reach(face_up, unseen, drawn):
+            outside[values[card.rank]] += 1
+        if drawn:
+            outside[drawn] += 1
+        related = geo.related_masks
+        for i in face_up:
+            v = values[pyramid[i].rank]
+            if v == king:
+                continue
+            partner = pair_sum - v
+            if outside[partner]:
+                continue
+            unrelated = ~related[i] & ~(1 << i)
+            if not any(values[pyramid[j].rank] == partner for j in face_up if unrelated >> j & 1):
+                return False
+        return True
+
+    def _waste_in_reach(self, face_up: list[int], unseen: list[int], drawn: int) -> tuple[Card, ...]:
+        """The waste less the cards buried for good: with no recycle left and only the top in play
+        (no house waste pairs), a card that nothing left can take never leaves, nor do those under it.
+        ``unseen`` counts the unseen cards by value."""
+        rules = self.rules
+        if self.recycles_left > 0 or rules.house_waste_reach > 1 or not self.waste:
+            return self.waste
+        values, pair_sum = rules.values, rules.pair_sum
+        in_pyramid = {values[self.deal.pyramid[i].rank] for i in face_up}
+        if rules.face_down:
+            # a face-down card may be any unseen value
+            in_pyramid.update(v for v, count in enumerate(unseen) if count)
+        for depth in range(len(self.waste) - 1, -1, -1):
+            v = values[self.waste[depth].rank]
+            if v == rules.king_value:
+                continue
+            partner = pair_sum - v
+            if partner in in_pyramid or rules.stock_waste_pairs and (unseen[partner] or drawn == partner):
+                continue
+            return self.waste[depth + 1 :]
+        return self.waste
+
+    @cached_property
+    def _frozen(self) -> bool:
         """True when no free pyramid card is a king or has a partner among the free cards or the cards to come.
 
         The pyramid only changes when a free card leaves, and the free cards only change when the
@@ -437,5 +516,6 @@ class Game:
             "pyramid_left": geo.size - bin(self.removed).count("1"),
             "outcome": self.outcome.value,
             "reason": self.outcome_reason,
+            "pyramid_clearable": self.pyramid_clearable,
             "legal_moves": [str(move) for move in self.legal_moves()],
         }

@@ -17,6 +17,9 @@ class Geometry:
     #: row -> bit mask of its positions
     row_masks: tuple[int, ...]
     full_mask: int
+    #: position -> bit mask of the cards above or below it (it covers them, or they cover it):
+    #: never both free, so never a pair
+    related_masks: tuple[int, ...] = ()
 
     def index(self, row: int, col: int) -> int:
         return row * (row + 1) // 2 + col
@@ -34,4 +37,17 @@ def geometry(rows: int) -> Geometry:
         0 if r == rows - 1 else (1 << index(r + 1, c)) | (1 << index(r + 1, c + 1)) for r, c in places
     )
     row_masks = tuple(sum(1 << index(r, c) for c in range(r + 1)) for r in range(rows))
-    return Geometry(rows, size, places, cover_masks, row_masks, (1 << size) - 1)
+    # what lies under each card (it covers them) ...
+    under = [0] * size
+    for i in range(size):
+        for j in range(size):
+            if cover_masks[j] >> i & 1:
+                under[i] |= 1 << j | under[j]
+    # ... and what covers it, cone by cone
+    over = [0] * size
+    for i in range(size):
+        for j in range(size):
+            if under[j] >> i & 1:
+                over[i] |= 1 << j
+    related = tuple(under[i] | over[i] for i in range(size))
+    return Geometry(rows, size, places, cover_masks, row_masks, (1 << size) - 1, related)

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
+
+#: The rules version every new challenge, game and race is dealt under (docs/rules.md, "Rules versions").
+RULES_VERSION = 2
+#: Version 1: every preset ended the game, lost, as soon as no free pyramid card could ever leave.
+#: Version 2: only one-pass does (seed 003 states that end for it); elsewhere play goes on while a
+#: move is left, and the player is told once the pyramid can no longer be cleared.
+RULES_VERSIONS = (1, 2)
 
 FULL_RANKS: tuple[int, ...] = tuple(range(1, 14))
 #: The 40-card deck drops the 8, 9 and 10; its jack, queen and king count 8, 9 and 10.
@@ -42,6 +49,11 @@ class Rules:
     house_return_three: bool = False
     #: A card may be drawn only when nothing can be removed (no pair and no king among the cards in play).
     draw_only_when_stuck: bool = False
+    #: The game ends, lost, as soon as no free pyramid card is a king or can pair with a free card or
+    #: a card still to come (seed 003's early end); otherwise only when no move is left at all.
+    ends_when_frozen: bool = False
+    #: The rules version this rule set belongs to (``RULES_VERSIONS``).
+    version: int = RULES_VERSION
     #: rank -> value, filled in from ``ranks``
     values: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
@@ -79,7 +91,9 @@ PRESETS: dict[str, Rules] = {
     rules.name: rules
     for rules in (
         Rules("classic", FULL_RANKS, 1, 7, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True),
-        Rules("one-pass", FULL_RANKS, 1, 7, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True),
+        Rules(
+            "one-pass", FULL_RANKS, 1, 7, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True, ends_when_frozen=True
+        ),
         Rules("egyptian", FULL_RANKS, 1, 7, 13, 2, StockModel.WASTE_ONLY),
         Rules(
             "forty",
@@ -111,12 +125,29 @@ PRESETS: dict[str, Rules] = {
 }
 
 
+#: Every preset under each rules version; ``PRESETS`` is the current one.
+PRESETS_BY_VERSION: dict[int, dict[str, Rules]] = {
+    1: {name: replace(rules, ends_when_frozen=True, version=1) for name, rules in PRESETS.items()},
+    RULES_VERSION: PRESETS,
+}
+
+
 class UnknownPresetError(ValueError):
     pass
 
 
-def get_rules(preset: str) -> Rules:
+class UnknownRulesVersionError(ValueError):
+    pass
+
+
+def get_rules(preset: str, version: int = RULES_VERSION) -> Rules:
+    """The rule set of ``preset`` as rules ``version`` has it: a game replays under the version it was dealt under."""
     try:
-        return PRESETS[preset]
+        presets = PRESETS_BY_VERSION[version]
     except KeyError:
-        raise UnknownPresetError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}") from None
+        versions = ", ".join(str(known) for known in RULES_VERSIONS)
+        raise UnknownRulesVersionError(f"unknown rules version {version!r}: choose one of {versions}") from None
+    try:
+        return presets[preset]
+    except KeyError:
+        raise UnknownPresetError(f"unknown preset {preset!r}: choose one of {', '.join(presets)}") from None

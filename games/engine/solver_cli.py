@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import NotationError
-from .cli import EXTRA_COMMANDS, UsageError, _Parser, deal_from_args, preset_arg, seed_arg
+from .cli import EXTRA_COMMANDS, UsageError, _Parser, add_rules_version, deal_from_args, preset_arg, seed_arg
 from .deal import Deal, parse_deal
 from .game import Game, IllegalMoveError
 from .moves import format_moves, parse_moves
@@ -139,6 +139,7 @@ def _review(args: argparse.Namespace) -> int:
 
 def _deal_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("preset", type=preset_arg, help=", ".join(PRESETS))
+    add_rules_version(parser)
     parser.add_argument("--deal", help="the deal line (docs/formats.md)")
     parser.add_argument("--seed", type=seed_arg, help="or the seed of the deal")
     parser.add_argument("--limit-s", type=limit_arg, default=None, metavar="S", help="give up (unknown) after S seconds")

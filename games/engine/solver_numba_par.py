@@ -31,7 +31,7 @@ ROW_MASKS, PAR = 6, 7
 #: relaxation) and whether the stock top plays; the recycles allowed; whether a line must clear
 #: the pyramid (else it keeps the apex alone); the pyramid a line ends with at best; the stack
 #: bound's step cap and its steps in the question at hand; the largest loss asked so far
-ROWS, PAIRS, STOCK_TOP, RECYCLES, CLEARS, GOAL, EFFORT, STEPS, MOST_LOSS, LEFT, SPENT, BACKWARDS = range(12)
+ROWS, PAIRS, STOCK_TOP, RECYCLES, CLEARS, GOAL, EFFORT, STEPS, MOST_LOSS, LEFT, SPENT, BACKWARDS, ENDS_FROZEN = range(13)
 #: answers: ``LOST`` and ``WON`` as the kernel's, a question still open, a try out of stops
 OPEN, ABANDONED = -1, -3
 #: a pointer beyond every stop (``Perfect._covered_from``)
@@ -669,8 +669,12 @@ def _enter(
     frame[F_KINGS], frame[F_BAG] = kings, bag
     lonely = _lonely(tab, lonely_memo, removed, bag)
     if lonely < 0:
-        _fail(failed, frame)
-        return LOST
+        if tab[PAR, ENDS_FROZEN] or removed != tab[PAR, GOAL]:
+            # the game ends here, or a pyramid that never changes again never reaches the goal
+            _fail(failed, frame)
+            return LOST
+        # the apex alone is left and frozen, where play goes on: outside cards may still pair
+        lonely = 0
     units = _pyramid_units(tab, removed) + n
     known: int = rmemo.get((removed, bag), -1)
     if known < 0 and kings + _ceiling(tab, removed, bag) < units - loss:
@@ -902,6 +906,7 @@ class KernelPerfect:
         tab[PAR, ROWS], tab[PAR, PAIRS], tab[PAR, STOCK_TOP] = len(table.row_masks), table.stock_waste_pairs, table.stock_top
         tab[PAR, RECYCLES], tab[PAR, CLEARS], tab[PAR, GOAL] = table.recycles, self.clears, python.goal
         tab[PAR, EFFORT] = python.stack.effort
+        tab[PAR, ENDS_FROZEN] = table.ends_when_frozen
         self.tab = tab
         self.memos = (
             Dict.empty(PAIR_KEY, types.int64),

@@ -7,7 +7,8 @@ search again: a branch-and-bound depth-first search that skips a position when e
 generous upper bound cannot beat the best score already reached.
 
 Unlike the winnability search, nothing here may discard a position for being lost: a lost game
-still scores, and the game ends exactly where the engine ends it (cleared, frozen, no move).
+still scores, and the game ends exactly where the engine ends it (cleared, no move left, or frozen
+where the rules end it so: ``Table.ends``).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class ParSearch:
         if floor is not None and floor > self.best:
             self.best, self.best_line = floor, list(floor_line or [])
         self.known, self.known_line = self.best, self.best_line
-        if start[0] == table.full or table.frozen(start):
+        if table.ends(start):
             return
         with deep_recursion():
             score = table.score(start, self.stock_size)
@@ -289,7 +290,7 @@ class ParSearch:
             if covered is not None and covered <= code:
                 return
             self.visited[key] = code
-        if position[0] == table.full or table.frozen(position):
+        if table.ends(position):
             self._reached(score)
             return
         house = table.house

@@ -362,7 +362,8 @@ class Perfect:
     - a king at the stock or waste top goes at once; when the pyramid must be cleared, so does a
       free pyramid king that is not the apex, and a pair whose pyramid card has no other partner
       that could ever take it, unless the pair empties the pyramid;
-    - a frozen pyramid, more recycles than ``loss``, or an upper bound on the units to come
+    - a frozen pyramid (but for the apex alone where the rules play on past it: outside cards may
+      still pair), more recycles than ``loss``, or an upper bound on the units to come
       (``RelaxedMax``; with no recycle left to pay for, a waste card no card left can take, and
       ``StackMax``) below the units needed ends the branch.
 
@@ -501,7 +502,11 @@ class Perfect:
         if lonely is None:
             lonely = self.lonely[removed, bag] = self._lonely(removed, bag)
         if lonely < 0:
-            return False
+            if table.ends_when_frozen or removed != self.goal:
+                # the game ends here, or a pyramid that never changes again never reaches the goal
+                return False
+            # the apex alone is left and frozen, where play goes on: outside cards may still pair
+            lonely = 0
         units = self.units(position)
         relaxed = self.relaxed
         known = relaxed.memo.get((removed, bag))

@@ -109,6 +109,8 @@ class Table:
         self.recycles = rules.recycles
         #: a draw only when no king or pair can go (forty): draws no longer run freely along a stretch
         self.stuck_draws = rules.draw_only_when_stuck
+        #: the game ends, lost, once the pyramid is frozen (``frozen``); else play goes on while a move is left
+        self.ends_when_frozen = rules.ends_when_frozen
         shape = _shape(rules.rows)
         #: position i and every position covering it, directly or through others
         self.below = shape.below
@@ -434,7 +436,7 @@ class Table:
         return points + ROW_POINTS * self.rows_emptied(removed, after)
 
     def frozen(self, position: Position) -> bool:
-        """The engine's ``_pyramid_is_frozen``: no free card is a king or has a partner to come."""
+        """The engine's ``Game._frozen``: no free card is a king or has a partner to come."""
         removed, stock, waste, drawn, _, _ = position
         values, king, pair_sum = self.values, self.king, self.pair_sum
         free_values = [values[i] for i in self.free(removed)]
@@ -455,9 +457,14 @@ class Table:
                 return False
         return True
 
+    def ends(self, position: Position) -> bool:
+        """The engine ends the game here before looking at moves: the pyramid is cleared, or it is
+        frozen where the rules end the game so (one-pass, and every preset under rules version 1)."""
+        return position[0] == self.full or self.ends_when_frozen and self.frozen(position)
+
     def finished(self, position: Position) -> bool:
-        """The engine's outcome is no longer in progress: won, frozen or no move left."""
-        if position[0] == self.full or self.frozen(position):
+        """The engine's outcome is no longer in progress: won, frozen (where that ends it) or no move left."""
+        if self.ends(position):
             return True
         return not self.removals(position) and not self.other_moves(position)
 

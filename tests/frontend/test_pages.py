@@ -189,3 +189,35 @@ def test_the_sign_up_form_tells_password_managers_what_each_field_is() -> None:
     for name, kind in (("username", "username"), ("display_name", "nickname"), ("email", "email"), ("password", "new-password")):
         field = re.search(rf'<input[^>]*name="{name}"[^>]*>', page)
         assert field is not None and f'autocomplete="{kind}"' in field.group(0), name
+
+
+@pytest.mark.parametrize(
+    "language, says",
+    [
+        ("it", "La piramide non si può più sgombrare"),
+        ("en", "The pyramid can no longer be cleared"),
+        ("es", "La pirámide ya no se puede despejar"),
+    ],
+)
+def test_play_page_carries_the_notice_for_a_pyramid_that_can_no_longer_be_cleared(language: str, says: str) -> None:
+    """docs/rules.md, "When a game ends": hidden until the view's pyramid_clearable is false."""
+    import random
+
+    from games.engine import Game as EngineGame
+    from games.engine import Outcome, deal_from_seed, get_rules
+
+    challenge = make_challenge(seed=13)
+    player = make_player()
+    play, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
+    # issue 41's classic seed 13: under version 1 this log froze the pyramid and ended the game
+    old = EngineGame.start(deal_from_seed(get_rules("classic", 1), 13))
+    chooser = random.Random(13)
+    while old.outcome is Outcome.IN_PROGRESS:
+        old = old.apply(chooser.choice(old.legal_moves()))
+    for seen, move in enumerate(old.moves):
+        game_move_make(game_id=play.game.pk, player=player, move=str(move), seen=seen)
+    body = signed_in(player, language).get(f"/games/{play.game.pk}/").content.decode()
+    notice = re.search(r'<div class="unclearable" role="status" data-notice="unclearable" hidden>(.*?)</div>', body, re.S)
+    assert notice and says in notice.group(1) and 'data-action="end-here"' in notice.group(1)
+    config = json.loads(re.search(r'<script id="play-config" type="application/json">(.*?)</script>', body, re.S).group(1))
+    assert config["game"]["outcome"] == "in_progress" and config["game"]["state"]["pyramid_clearable"] is False

@@ -230,3 +230,27 @@ def test_a_pool_fill_skips_the_daily_deals(player, today, monkeypatch):
     assert list(PooledDeal.objects.values_list("seed", flat=True)) == [BIG_WINNABLE]
     race = race_create(host=player, preset="classic")
     assert race.seed == BIG_WINNABLE
+
+
+def test_a_race_records_the_rules_version_and_its_games_replay_under_it():
+    """docs/rules.md, "Rules versions": a race of version 1 (made before version 2) keeps the early end."""
+    import random
+
+    from games.engine import RULES_VERSION, deal_from_seed, get_rules
+    from games.engine import Outcome as EngineOutcome
+    from races.selectors import race_entry_state
+
+    host = make_player()
+    race = race_create(host=host, preset="classic", seed=13)
+    assert race.rules_version == RULES_VERSION and race.deal.rules is get_rules("classic")
+    old = Race.objects.create(code="old-rules", host=host, preset="classic", seed=13, rules_version=1)
+    entry = RaceEntry.objects.create(race=old, player=host, pyramid_left=28)
+    game = EngineGame.start(deal_from_seed(get_rules("classic", 1), 13))
+    chooser = random.Random(13)
+    while game.outcome is EngineOutcome.IN_PROGRESS:
+        game = game.apply(chooser.choice(game.legal_moves()))
+    RaceMove.objects.bulk_create(RaceMove(entry=entry, number=n, notation=str(move)) for n, move in enumerate(game.moves, start=1))
+    entry.move_count = len(game.moves)
+    state = race_entry_state(old, entry)
+    assert state.outcome is EngineOutcome.LOST and "can ever be removed" in state.outcome_reason
+    assert state.score == game.score

@@ -113,12 +113,21 @@ def test_the_game_is_won_the_moment_the_pyramid_is_empty_with_row_points() -> No
     refused(won, "D", "the game is over: the pyramid is cleared")
 
 
-def test_a_pyramid_that_can_never_change_loses_at_once() -> None:
-    rules = Rules("mini-fives", (5, 6, 7, 13), 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True)
+def test_a_pyramid_that_can_never_change_loses_at_once_where_the_rules_end_so() -> None:
+    rules = Rules(
+        "mini-fives", (5, 6, 7, 13), 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True, ends_when_frozen=True
+    )
     game = Game.start(deal_with(rules, "5c 5d 5h"))
     assert game.outcome is Outcome.LOST
     assert "can ever be removed" in game.outcome_reason
     assert game.legal_moves() == []
+
+
+def test_a_pyramid_that_can_never_change_leaves_the_stock_to_play_elsewhere() -> None:
+    rules = Rules("mini-fives", (5, 6, 7, 13), 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True)
+    game = Game.start(deal_with(rules, "5c 5d 5h"))
+    assert game.outcome is Outcome.IN_PROGRESS and not game.pyramid_clearable
+    assert "D" in moves_of(game)
 
 
 def test_a_game_with_a_partner_still_to_come_goes_on() -> None:

@@ -51,6 +51,10 @@ VARIANTS = variants(
         ("", variant(WASTE, 2, 3, (1, 2, 3), 4)),
         ("", variant(WASTE, 3, 3, (1, 2, 3), 3)),
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
+        # seed 003's early end (one-pass, and every preset under rules version 1): frozen is lost
+        ("-frozen-ends", variant(STOCK_TOP, 3, 3, (1, 2, 3), 4, stock_waste_pairs=True, ends_when_frozen=True)),
+        ("-frozen-ends", variant(STOCK_TOP, 1, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True, ends_when_frozen=True)),
+        ("-frozen-ends", variant(WASTE, 2, 4, (1, 2, 3, 4), 5, ends_when_frozen=True)),
     ],
 )
 
@@ -61,6 +65,7 @@ PAR_ONLY_VARIANTS = variants(
         ("-house", variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)),
         ("-house", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, **HOUSE)),
         ("-stuck", variant(DRAWN, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True, draw_only_when_stuck=True)),
+        ("-house-frozen-ends", variant(WASTE, 2, 3, (1, 2, 3), 4, ends_when_frozen=True, **HOUSE)),
     ],
 )
 

@@ -17,6 +17,8 @@ const status = {
   left: root.querySelector("[data-stat=left]"),
 };
 
+const unclearable = root.querySelector("[data-notice=unclearable]");
+
 let table;
 const transport = new DailyTransport(config.game.id, { onEvent: (message) => onEvent(message) });
 
@@ -27,6 +29,8 @@ function showStatus(view) {
   status.redeals.textContent = state.recycles_left;
   status.left.textContent = state.pyramid_left;
   transport.version = view.moves;
+  // the rules play on once the pyramid can no longer be cleared: say so, and offer to end it here
+  unclearable.hidden = !(state.pyramid_clearable === false && view.outcome === "in_progress" && state.outcome === "in_progress");
 }
 
 function onEvent(message) {
@@ -47,7 +51,14 @@ const dialog = document.getElementById("game-over");
 async function finished(view) {
   const state = view.state;
   const won = view.outcome === "won";
-  dialog.querySelector(".title").textContent = won ? _("You cleared the pyramid!") : view.outcome === "resigned" ? _("You gave up") : _("No move is left");
+  const endedHere = view.outcome === "resigned" && state.pyramid_clearable === false;
+  dialog.querySelector(".title").textContent = won
+    ? _("You cleared the pyramid!")
+    : endedHere
+      ? _("You ended the game: the pyramid could no longer be cleared")
+      : view.outcome === "resigned"
+        ? _("You gave up")
+        : _("No move is left");
   dialog.querySelector(".final-score").textContent = view.score;
   const par = config.challenge.par;
   dialog.querySelector(".vs-par").textContent =
@@ -161,16 +172,18 @@ if (hint)
       table.flash(error.message);
     }
   });
+async function endGame(question) {
+  if (!confirm(question)) return;
+  const result = await transport.resign();
+  if (result.ok) {
+    table.replace(result.game);
+    finished(result.game);
+  } else table.flash(result.message);
+}
 const resign = root.querySelector("[data-action=resign]");
-if (resign)
-  resign.addEventListener("click", async () => {
-    if (!confirm(_("Give up this game? Your score so far counts."))) return;
-    const result = await transport.resign();
-    if (result.ok) {
-      table.replace(result.game);
-      finished(result.game);
-    } else table.flash(result.message);
-  });
+if (resign) resign.addEventListener("click", () => endGame(_("Give up this game? Your score so far counts.")));
+// practice games have no Give up button, but every game may end where the pyramid can no longer be cleared
+unclearable.querySelector("[data-action=end-here]").addEventListener("click", () => endGame(_("End the game here? Your score so far counts.")));
 root.querySelector("[data-action=draw]").addEventListener("click", () => table.draw());
 root.querySelector("[data-action=result]").addEventListener("click", () => dialog.showModal());
 document.body.dataset.ready = "1";

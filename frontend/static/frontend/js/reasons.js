@@ -28,6 +28,33 @@ const RULES = [
   [/^only the top (\d+) cards of the waste \(W to W\d+\) are in play$/, (m) =>
     fmt(ngettext("only the top %(n)s card of the waste is in play", "only the top %(n)s cards of the waste are in play", Number(m[1])), { n: m[1] })],
   [/^(\S+) counts (\d+): only a king leaves alone/, (m) => fmt(_("%(card)s counts %(n)s: only a king leaves alone"), { card: m[1], n: m[2] })],
+  // the end of a game (games/engine/game.py, ``_status``; games/services.py, a finished game)
+  [/^the game is over: the pyramid is cleared$/, () => _("the game is over: the pyramid is cleared")],
+  [/^the game is over: no move is left$/, () => _("the game is over: no move is left")],
+  [/^the game is over: no free pyramid card can ever be removed/, () => _("the game is over: no free pyramid card can ever be removed")],
+  [/^the game is over \(\w+\): no more moves$/, () => _("the game is over: no more moves")],
+  // the waste, the stock and the pyramid's places
+  [/^the waste is empty: there is nothing to turn over$/, () => _("the waste is empty: there is nothing to turn over")],
+  [/^the waste is empty$/, () => _("the waste is empty")],
+  [/^the waste holds only (\d+) cards?$/, (m) =>
+    fmt(ngettext("the waste holds only %(n)s card", "the waste holds only %(n)s cards", Number(m[1])), { n: m[1] })],
+  [/^the stock is empty$/, () => _("the stock is empty")],
+  [/^draw a card first \(D\)$/, () => _("draw a card first")],
+  [/^in \S+ a drawn card goes to the waste: play it as W$/, () => _("a drawn card goes to the waste: play it from there")],
+  [/^there is no \S+: the pyramid has (\d+) rows$/, (m) => fmt(_("there is no such place: the pyramid has %(n)s rows"), { n: m[1] })],
+  [/^a move removes one king or two different cards$/, () => _("a move removes one king or two different cards")],
+  // forty-house's house rules
+  [/^\S+ has no put-back rule$/, () => _("this game has no rule for putting a card back")],
+  [/^only the card just drawn can go back into the stock$/, () => _("only the card just drawn can go back into the stock")],
+  [/^(\S+) may go back only while the other three of its rank lie free in the pyramid$/, (m) =>
+    fmt(_("%(card)s may go back only while the other three of its rank lie free in the pyramid"), { card: m[1] })],
+  [/^the stock is empty: there is nothing to put the card under$/, () => _("the stock is empty: there is nothing to put the card under")],
+  [/^the stock has (\d+) cards?: put the card under 1 to \d+ of them$/, (m) =>
+    fmt(ngettext("the stock has %(n)s card: put the card under it", "the stock has %(n)s cards: put the card under 1 to %(n)s of them", Number(m[1])), { n: m[1] })],
+  [/^\S+ has no rule for returning the first three cards$/, () => _("this game has no rule for returning the first three cards")],
+  [/^the first three cards have already gone back once$/, () => _("the first three cards have already gone back once")],
+  [/^the three cards go back only right after the first three draws, before any pair is made$/, () =>
+    _("the three cards go back only right after the first three draws, before any pair is made")],
 ];
 
 export function localReason(message) {
