@@ -91,6 +91,8 @@ def running_site(work: Path) -> Iterator[Site]:
     )
     site = Site(f"http://127.0.0.1:{port}", env)
     site.manage("migrate", "--noinput", "-v", "0")
+    # races deal from a pool (races/pool.py): the presets the race tests open, a few deals each
+    site.manage("races_pool_fill", "--size", "3", "--preset", "classic", "--preset", "forty-house")
     for line in site.manage("shell", code=SETUP).splitlines():
         if line.startswith("CHALLENGE "):
             _, preset, pk, *_rest = line.split()
