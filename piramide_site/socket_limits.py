@@ -99,7 +99,9 @@ class SocketLimitMiddleware:
                                   retry_after=round(verdict.retry_after, 3)))
 
         async def guarded_send(message: dict[str, Any]) -> None:
+            # nothing is sent after a close, whoever sent it: the server would raise on it
             if not state["closed"]:
+                state["closed"] = message["type"] == "websocket.close"
                 await send(message)
 
         async def keep_place() -> None:

@@ -297,3 +297,29 @@ async def test_while_redis_is_down_frames_are_counted_in_memory(settings, caplog
     verdicts = await asyncio.gather(*(limits.ahits([name], [rate]) for _ in range(5)))
     assert [verdict.allowed for verdict in verdicts] == [True, True, True, False, False]
     assert "kept in memory" in caplog.text
+
+
+async def test_nothing_is_sent_after_the_application_closed_its_socket(settings: Any) -> None:
+    """A consumer that answers after it closed (a refusal racing its own close) must not reach the
+    server with it: uvicorn raises on a send after a close, and the socket ended in a traceback."""
+    from piramide_site.socket_limits import SocketLimitMiddleware
+
+    async def closes_then_talks(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.close", "code": 1009})
+        await send({"type": "websocket.send", "text": "{}"})
+
+    sent: list[dict[str, Any]] = []
+
+    async def server_send(message: dict[str, Any]) -> None:
+        if sent and sent[-1]["type"] == "websocket.close":
+            raise RuntimeError(f"Unexpected ASGI message {message['type']!r}, after sending 'websocket.close'")
+        sent.append(message)
+
+    async def server_receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    scope = {"type": "websocket", "path": "/ws/x/", "client": ("10.0.0.9", 1), "headers": [], "user": None}
+    await SocketLimitMiddleware(closes_then_talks)(scope, server_receive, server_send)
+    assert [m["type"] for m in sent] == ["websocket.accept", "websocket.close"]
