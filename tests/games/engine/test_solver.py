@@ -209,6 +209,7 @@ def test_review_rejects_moves_that_do_not_replay() -> None:
         review(deal, parse_moves("R"))
 
 
+@pytest.mark.slow  # hypothesis over any seed, solves of up to 60 s each
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     preset=st.sampled_from(sorted(set(PRESETS) - {"double"})),
