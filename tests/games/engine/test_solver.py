@@ -31,6 +31,7 @@ def public_deals() -> list[tuple[str, str, str]]:
     return rows
 
 
+@pytest.mark.slow  # a sweep over every public classic deal
 def test_verdicts_match_all_public_classic_deals() -> None:
     rules = get_rules("classic")
     mismatches = []
