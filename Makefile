@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test typecheck bench-engine bench-leaderboard migrate demo clean backup restore
+.PHONY: run test test-slow test-all test-pytest typecheck bench-engine bench-leaderboard migrate demo clean backup restore
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,11 +13,36 @@ $(STAMP): requirements.txt
 
 venv: $(STAMP)
 
-# PYTEST_ARGS narrows the run, as .ci/run does for its server-less pass: -m "not servers"
+# `make test` is the fast lane: mypy, then every test not marked slow (browser, fault, integration
+# and benchmark tests, solver sweeps, long hypothesis runs: tests/conftest.py).  PYTEST_MARKERS is
+# its marker expression; set it to choose others, e.g. PYTEST_MARKERS='not servers' (.ci/run's
+# server-less pass, slow tests included) or PYTEST_MARKERS= (everything, as `make test-all`).
+# PYTEST_ARGS adds anything else (-k, -x, paths).  pytest keeps only the last -m it is given, so
+# a -m in PYTEST_ARGS would silently replace PYTEST_MARKERS: that is refused.
+PYTEST_MARKERS ?= not slow
 PYTEST_ARGS ?=
+PYTEST_DURATIONS ?= --durations=15
+PYTEST_M = $(if $(strip $(PYTEST_MARKERS)),-m "$(PYTEST_MARKERS)")
+define pytest_args_check
+$(if $(filter -m -m%,$(PYTEST_ARGS)),$(error PYTEST_ARGS has its own -m, which would replace PYTEST_MARKERS: put the marker expression in PYTEST_MARKERS, e.g. PYTEST_MARKERS='not slow and not servers'))
+endef
+
 test: $(STAMP)
+	$(pytest_args_check)
 	$(PY) -m mypy
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
+
+# The slow tests alone, without mypy (narrow them with PYTEST_ARGS='tests/browser').
+test-slow: $(STAMP)
+	$(MAKE) test-pytest PYTEST_MARKERS=slow
+
+test-pytest: $(STAMP)
+	$(pytest_args_check)
+	$(PY) -m pytest $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
+
+# Everything, slow tests included (what .ci/run's first pass runs, less its -m "not servers").
+test-all: $(STAMP)
+	$(MAKE) test PYTEST_MARKERS=
 
 # The site on the embedded defaults (SQLite, in-memory channel layer, eager Celery tasks), or on
 # Postgres / Redis / a Celery worker when DATABASE_URL and REDIS_URL are set.  uvicorn starts

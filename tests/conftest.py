@@ -24,17 +24,27 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SERVER_FIXTURES = {"postgres", "redis_url", "redis_ranks", "_worker_process", "celery_worker"}
 
+#: Folders of tests/ whose every test is slow (a browser, real servers started and killed, whole
+#: uvicorn processes under load): out of `make test`, in `make test-slow` and .ci/run.  A single
+#: slow test elsewhere carries @pytest.mark.slow itself.
+SLOW_FOLDERS = {"browser", "faults", "integration"}
+TESTS = Path(__file__).resolve().parent
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test that needs a server, so `-m "not servers"` runs the embedded suite alone.
+    """Mark every test that needs a server, so `-m "not servers"` runs the embedded suite alone,
+    and every test of a slow folder, so `-m "not slow"` (`make test`) is the fast lane.
 
-    .ci/run does that for its first, server-less pass, then runs everything against Postgres,
+    .ci/run runs the server-less tests, slow ones included, then everything against Postgres,
     Redis and a worker.
     """
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())) or params.get("store") == "redis":
             item.add_marker(pytest.mark.servers)
+        path = Path(item.path)
+        if path.is_relative_to(TESTS) and path.relative_to(TESTS).parts[0] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -110,6 +110,7 @@ def signed_in(player: Any) -> tuple[dict[str, str], dict[str, str]]:
     return {"X-CSRFToken": token, "Accept-Language": "en"}, cookies
 
 
+@pytest.mark.slow  # schemathesis over every operation: about 2 minutes
 def test_every_operation_answers_as_its_schema_says(objects, wsgi_app):
     schema = schemathesis.openapi.from_wsgi("/api/schema/", wsgi_app)
     player = objects["player"][0]

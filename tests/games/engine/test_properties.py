@@ -3,6 +3,7 @@
 import json
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -144,4 +145,4 @@ class RandomPlay(RuleBasedStateMachine):
 RandomPlay.TestCase.settings = settings(
     max_examples=60, stateful_step_count=120, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-TestRandomPlay = RandomPlay.TestCase
+TestRandomPlay = pytest.mark.slow(RandomPlay.TestCase)  # 60 runs of 120 steps: over a minute

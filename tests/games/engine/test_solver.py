@@ -31,6 +31,7 @@ def public_deals() -> list[tuple[str, str, str]]:
     return rows
 
 
+@pytest.mark.slow  # a sweep over every public classic deal
 def test_verdicts_match_all_public_classic_deals() -> None:
     rules = get_rules("classic")
     mismatches = []
@@ -209,6 +210,7 @@ def test_review_rejects_moves_that_do_not_replay() -> None:
         review(deal, parse_moves("R"))
 
 
+@pytest.mark.slow  # hypothesis over any seed, solves of up to 60 s each
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     preset=st.sampled_from(sorted(set(PRESETS) - {"double"})),

@@ -182,6 +182,7 @@ def test_with_the_kernel_from_the_first_question_the_solver_agrees_with_brute_fo
         assert (solve(game).verdict is Verdict.WINNABLE) == truth.winnable, f"{game.deal} after {game.moves}"
 
 
+@pytest.mark.slow  # two processes, one a cold Numba compile
 def test_the_images_warm_up_compiles_the_kernel_into_the_cache_it_is_given(tmp_path: Path) -> None:
     """The Dockerfile compiles the kernel once, as the user that runs the services, into
     ``NUMBA_CACHE_DIR``; a second process then finds it there."""
@@ -332,6 +333,7 @@ def python_search(table: Table, position: Position, bag: int) -> tuple[bool, int
     return won, search.budget.nodes, list(reversed(search.line)) if won else []
 
 
+@pytest.mark.slow  # a sweep: 25 deals per preset, each searched twice
 @pytest.mark.usefixtures("kernel_on")
 @pytest.mark.parametrize(
     ("preset", "seeds", "node_limit", "sample", "long_ones"),
@@ -410,6 +412,7 @@ def test_the_kernels_search_cut_short_and_restarted_agrees_with_brute_force(name
             assert Game.replay(game.deal, game.moves + solution.line).outcome is Outcome.WON
 
 
+@pytest.mark.slow  # the hardest deals known, solved twice each, one stop at a time
 @pytest.mark.usefixtures("kernel_at_once")
 @pytest.mark.parametrize(
     ("preset", "seed"), [("egyptian", 872), ("egyptian", 789), ("double", 195), ("classic", 205), ("forty-house", 788)]

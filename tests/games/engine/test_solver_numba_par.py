@@ -105,6 +105,7 @@ def _same_both_ways(table: Table, questions: list[Question]) -> tuple[int, int]:
     return yes, long
 
 
+@pytest.mark.slow  # a sweep of par searches, the slowest classic deals among them, each question asked twice
 @pytest.mark.parametrize(
     ("preset", "seeds", "node_limit", "yes_at_least", "long_at_least"),
     [
@@ -232,6 +233,7 @@ def test_a_par_search_with_a_time_limit_compiles_its_clearing_search_only_where_
     assert not par_kernel(table, timed=False)
 
 
+@pytest.mark.slow  # whole par searches in pure Python and compiled, deal after deal
 @pytest.mark.parametrize("preset", ["classic", "one-pass", "egyptian", "forty-open"])
 def test_the_par_is_the_same_with_the_clearing_search_compiled(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whole par searches both ways (where pure Python finishes within its nodes): the same par, and
