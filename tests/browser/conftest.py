@@ -133,7 +133,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         yield site
 
 
-@pytest.fixture(scope="session")
+# Package-scoped: Playwright's sync API keeps an event loop running on the main thread while it
+# is open, and tests after the browser ones call asyncio.run() there.
+@pytest.fixture(scope="package")
 def browser(site: Site) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
