@@ -162,4 +162,6 @@ def test_one_account_firing_solver_work_gets_refusals_and_leaves_the_site_health
     assert requests.get(f"{base}/healthz/", timeout=10).status_code == 200
     assert requests.get(f"{base}/api/challenges/today/", timeout=10).status_code == 200
     text = log.read_text()
-    assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
+    # the pool's 503s are refusals Django logs as errors: anything else logged as one is a fault
+    errors = [line for line in text.splitlines() if "ERROR" in line and "Service Unavailable: /api/races/" not in line]
+    assert "Traceback" not in text and not errors, text[-3000:]
