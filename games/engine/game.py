@@ -396,8 +396,6 @@ class Game:
         removed = self.removed
         if removed == geo.full_mask:
             return True
-        if self._frozen:
-            return False
         rules, pyramid, covers = self.rules, self.deal.pyramid, geo.cover_masks
         values, pair_sum, king = rules.values, rules.pair_sum, rules.king_value
         face_down = rules.face_down
@@ -414,6 +412,8 @@ class Game:
             else:
                 face_up.append(i)
         drawn = values[self.drawn.rank] if self.drawn is not None else 0
+        if self._frozen_as_seen(unseen, drawn):
+            return False
         outside = unseen[:]
         for card in self._waste_in_reach(face_up, unseen, drawn):
             outside[values[card.rank]] += 1
@@ -429,6 +429,18 @@ class Game:
                 continue
             unrelated = ~related[i] & ~(1 << i)
             if not any(values[pyramid[j].rank] == partner for j in face_up if unrelated >> j & 1):
+                return False
+        return True
+
+    def _frozen_as_seen(self, unseen: list[int], drawn: int) -> bool:
+        """``_frozen`` as the player can tell it: every unseen card (``unseen``, by value) may be
+        still to come, a face-down pyramid card as much as a stock card."""
+        values, pair_sum = self.rules.values, self.rules.pair_sum
+        free_values = Counter(values[self.deal.pyramid[i].rank] for i in self.free_positions())
+        to_come = {values[card.rank] for card in self.waste} | {v for v, count in enumerate(unseen) if count} | {drawn}
+        for v in free_values:
+            partner = pair_sum - v
+            if v == pair_sum or free_values[partner] > (partner == v) or partner in to_come:
                 return False
         return True
 

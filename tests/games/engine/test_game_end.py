@@ -10,6 +10,7 @@ preset ended so, and games of that version replay to the very same outcome and s
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -177,12 +178,18 @@ def test_a_pyramid_that_can_never_change_leaves_the_game_open_for_the_points_sti
     assert old.outcome is Outcome.LOST and old.outcome_reason == FROZEN and old.score == score
     new = Game.replay(deal_from_seed(PRESETS[preset], seed), moves)
     assert new.outcome is Outcome.IN_PROGRESS and new.score == score
-    assert not new.pyramid_clearable and new.visible()["pyramid_clearable"] is False
+    # the player is told at once, unless face-down cards hide it: where a partner still unseen may
+    # lie in the stock as well as under the pyramid, the table does not show the pyramid is lost
+    # (test_whether_the_pyramid_can_be_cleared_is_read_from_what_the_player_sees_alone)
+    told = not new.rules.face_down
+    assert new.pyramid_clearable is not told and new.visible()["pyramid_clearable"] is not told
     assert new.legal_moves()
-    # played on at random to the end: lost only with no move left, never with fewer points
+    # played on at random to the end: lost only with no move left, never with fewer points; once
+    # told, never told otherwise
     chooser = random.Random(seed)
     while new.outcome is Outcome.IN_PROGRESS:
-        assert not new.pyramid_clearable
+        told = told or not new.pyramid_clearable
+        assert new.pyramid_clearable is not told
         new = new.apply(chooser.choice(new.legal_moves()))
     assert new.outcome is Outcome.LOST and new.outcome_reason == NO_MOVE
     assert new.score >= score - 10 * new.counters.recycles
@@ -259,3 +266,36 @@ def test_a_face_down_card_never_tells_its_value() -> None:
 def test_a_rule_set_built_by_hand_follows_the_current_version() -> None:
     rules = Rules("mini", FULL_RANKS, 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE)
     assert rules.version == RULES_VERSION and not rules.ends_when_frozen
+
+
+def _reshuffle_the_unseen(game: Game, rng: random.Random) -> Game:
+    """The same table with the cards nobody has seen (the stock, the face-down pyramid cards) dealt
+    among those places in another order: a player cannot tell the two apart."""
+    geo = game.geometry
+    hidden = [i for i in range(geo.size) if not game.removed >> i & 1 and not game.is_face_up(i)]
+    unseen = [game.deal.pyramid[i] for i in hidden] + list(game.stock)
+    rng.shuffle(unseen)
+    pyramid = list(game.deal.pyramid)
+    for i, card in zip(hidden, unseen):
+        pyramid[i] = card
+    deal = replace(game.deal, pyramid=tuple(pyramid))
+    return replace(game, deal=deal, stock=tuple(unseen[len(hidden) :]))
+
+
+def test_whether_the_pyramid_can_be_cleared_is_read_from_what_the_player_sees_alone() -> None:
+    """Forty's face-down cards: the notice may not tell a stock card from a face-down one
+    (the knowledge rule; games/engine/game.py ``pyramid_clearable``)."""
+    rng = random.Random(7)
+    told = 0
+    for seed in range(300):
+        game = Game.start(deal_from_seed(get_rules("forty"), seed))
+        while game.outcome is Outcome.IN_PROGRESS and rng.random() < 0.97:
+            game = game.apply(rng.choice(game.legal_moves()))
+        for _ in range(4):
+            other = _reshuffle_the_unseen(game, rng)
+            seen, seen_other = game.visible(), other.visible()
+            clearable, clearable_other = seen.pop("pyramid_clearable"), seen_other.pop("pyramid_clearable")
+            assert seen == seen_other
+            assert clearable == clearable_other, f"seed {seed} after {' '.join(map(str, game.moves))}"
+            told += not clearable
+    assert told > 50, "the sweep reaches tables whose pyramid cannot be cleared"
