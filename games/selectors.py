@@ -187,13 +187,11 @@ def game_hint(*, game: Game) -> HintResult:
         raise GameFinished("the game is over")
     # the game's own rules version (its deal carries it); hints and reviews ask about winnability,
     # which no rules version changes, so the cached answers need not tell versions apart
-    deal, moves = game.deal, [str(move) for move in game_engine_state(game).moves]
-    key = solving.answer_key("hint", game.challenge.preset, deal, moves)
-    answer = solving.cache_get(key)
-    if answer is None:
-        limit = settings.PIRAMIDE_HINT_TIME_LIMIT
-        answer = solving.run(solver_jobs.hint_job, deal, moves, player_id=game.player_id, time_limit=limit)
-        solving.cache_set(key, answer, decided=answer["verdict"] != "unknown")
+    deal, moves = game.deal, [str(move) for move in game_moves(game)]
+    answer = solving.answered(
+        "hint", solver_jobs.hint_job, game.challenge.preset, deal, moves,
+        player_id=game.player_id, time_limit=settings.PIRAMIDE_HINT_TIME_LIMIT, verdict="verdict",
+    )
     return HintResult(answer["verdict"], answer["move"])
 
 
@@ -221,12 +219,10 @@ def game_review(*, game: Game) -> ReviewResult:
     if not game.is_finished:
         raise NotAllowed("a review is for a finished game: finish or resign it first")
     deal, moves = game.deal, [str(move) for move in game_moves(game)]
-    key = solving.answer_key("review", game.challenge.preset, deal, moves)
-    answer = solving.cache_get(key)
-    if answer is None:
-        limit = settings.PIRAMIDE_REVIEW_TIME_LIMIT
-        answer = solving.run(solver_jobs.review_job, deal, moves, player_id=game.player_id, time_limit=limit)
-        solving.cache_set(key, answer, decided=answer["start_verdict"] != "unknown")
+    answer = solving.answered(
+        "review", solver_jobs.review_job, game.challenge.preset, deal, moves,
+        player_id=game.player_id, time_limit=settings.PIRAMIDE_REVIEW_TIME_LIMIT, verdict="start_verdict",
+    )
     public = challenge_is_over(game.challenge)
     return ReviewResult(
         answer["start_verdict"],

@@ -90,6 +90,20 @@ def cache_set(key: str, value: Any, *, decided: bool) -> None:
         log.warning("solver cache unreachable: %s", error)
 
 
+def answered(
+    kind: str, job: Callable[..., Any], preset: str, deal: object, moves: list[str], *, player_id: int, time_limit: float, verdict: str
+) -> Any:
+    """The answer to one ``kind`` of question about the position ``moves`` reach: from the cache,
+    or searched by ``job`` within the caps (``run``) and kept, for long once its ``verdict`` field
+    is decided."""
+    key = answer_key(kind, preset, deal, moves)
+    answer = cache_get(key)
+    if answer is None:
+        answer = run(job, deal, moves, player_id=player_id, time_limit=time_limit)
+        cache_set(key, answer, decided=answer[verdict] != "unknown")
+    return answer
+
+
 # ----------------------------------------------------------------- running a search
 
 
