@@ -6,8 +6,6 @@ import datetime as dt
 import fcntl
 import io
 import os
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -22,6 +20,7 @@ from games.management.commands.program_fill import lock_path
 from games.models import DailyChallenge
 from games.program import seconds_to_next_round
 from games.selectors import challenge_time_zone, local_today
+from tests.uvicorn_server import uvicorn_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,36 +54,18 @@ def test_the_fill_makes_the_missing_days_unless_another_process_is_filling(setti
 def test_a_server_started_on_an_empty_program_fills_today_and_tomorrow_and_stops_cleanly(tmp_path: Path) -> None:
     """Real uvicorn on the embedded default: no beat, no worker, nobody scheduling anything."""
     database = tmp_path / "db.sqlite3"
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(
-        DJANGO_SETTINGS_MODULE="piramide_site.settings.test",
-        DATABASE_URL=f"sqlite:///{database}",
-        PIRAMIDE_PROGRAM_KEEPER="true",
-        PIRAMIDE_DAILY_PRESETS="classic",
-        PYTHONUNBUFFERED="1",
-    )
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=300)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log = tmp_path / "server.log"
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "piramide_site.asgi:application", "--port", str(port), "--log-level", "info"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 120
-            rows: list[tuple[str, str]] = []
-            while time.monotonic() < deadline and len(rows) < 2:
-                time.sleep(0.5)
-                with sqlite3.connect(database) as db:
-                    rows = db.execute("select date, preset from games_dailychallenge order by date").fetchall()
-            assert len(rows) == 2, log.read_text()
-            assert [date for date, _ in rows] == [str(local_today()), str(local_today() + dt.timedelta(days=1))]
-        finally:
-            server.send_signal(signal.SIGINT)
-            server.wait(timeout=30)
-    text = log.read_text()
+    env = {"DATABASE_URL": f"sqlite:///{database}", "PIRAMIDE_PROGRAM_KEEPER": "true", "PIRAMIDE_DAILY_PRESETS": "classic"}
+    migrate = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    migrate.update(env, DJANGO_SETTINGS_MODULE="piramide_site.settings.test")
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=migrate, check=True, timeout=300)
+    with uvicorn_server(tmp_path, env, lifespan="on") as server:
+        deadline = time.monotonic() + 120
+        rows: list[tuple[str, str]] = []
+        while time.monotonic() < deadline and len(rows) < 2:
+            time.sleep(0.5)
+            with sqlite3.connect(database) as db:
+                rows = db.execute("select date, preset from games_dailychallenge order by date").fetchall()
+        assert [date for date, _ in rows] == [str(local_today()), str(local_today() + dt.timedelta(days=1))], server.log_text()
+    text = server.log_text()
     assert "Application startup complete" in text and "Application shutdown complete" in text, text
     assert "Traceback" not in text and "unsupported" not in text, text

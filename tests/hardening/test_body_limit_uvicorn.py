@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 
 from piramide_site.http import BodyTooLarge, SyncChainASGIHandler
-from tests.hardening.uvicorn_server import Server, uvicorn_server
+from tests.uvicorn_server import Server, uvicorn_server
 
 LIMIT = 64 * 1024
 

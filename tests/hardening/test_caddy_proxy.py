@@ -28,7 +28,7 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import ROOT, missing
-from tests.hardening.uvicorn_server import free_port, uvicorn_server
+from tests.uvicorn_server import free_port, uvicorn_server
 
 CADDY = shutil.which("caddy")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.hardening.uvicorn_server import Server, database_env, uvicorn_server
+from tests.uvicorn_server import Server, database_env, uvicorn_server
 
 PROXY = "127.0.0.3"
 CLIENT = "127.0.0.2"

@@ -14,7 +14,7 @@ from django.conf import settings
 
 from piramide_site.serve import uvicorn_arguments
 from tests.factories import make_challenge
-from tests.hardening.uvicorn_server import database_env, uvicorn_server
+from tests.uvicorn_server import database_env, uvicorn_server
 
 
 @pytest.fixture

@@ -7,9 +7,7 @@ check stays green, and no error reaches the log.  How fast belongs to bench/abus
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,10 +23,9 @@ from games.engine import Outcome, parse_move
 from games.models import Game
 from games.services import game_move_make, game_practice_start
 from races.models import PooledDeal
-from tests.conftest import ROOT
 from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
-from tests.integration.test_two_servers import free_port, start_server, wait_until_up
 from tests.sockets import session_cookie
+from tests.uvicorn_server import database_env, uvicorn_server
 
 pytestmark = [pytest.mark.needs_redis, pytest.mark.needs_postgres]
 
@@ -37,15 +34,9 @@ ATTACKS = 40
 
 @pytest.fixture
 def server(postgres: Any, redis_url: str, transactional_db: Any, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    from django.db import connection
-
-    db = connection.settings_dict
     env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test",
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        **database_env(),
         "REDIS_URL": redis_url,
-        "LEADERBOARD_KEY_PREFIX": settings.LEADERBOARD_KEY_PREFIX,
         "LIMITS_KEY_PREFIX": f"{settings.LIMITS_KEY_PREFIX}:budget",
         "SOLVER_PROCESSES": "1",
         "SOLVER_JOBS_PER_USER": "2",
@@ -53,21 +44,9 @@ def server(postgres: Any, redis_url: str, transactional_db: Any, tmp_path: Path)
         "SOLVER_QUEUE_SECONDS": "30",
         "HTTP_REQUESTS_PER_CLIENT": "12",
         "HTTP_SOLVER_REQUESTS_PER_CLIENT": "4",
-        "PYTHONPATH": str(ROOT),
     }
-    port = free_port()
-    log = tmp_path / "server.log"
-    process = start_server(port, env, str(log))
-    try:
-        wait_until_up(process, port, str(log))
-        yield f"http://127.0.0.1:{port}", log
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with uvicorn_server(tmp_path, env) as running:
+        yield f"http://127.0.0.1:{running.port}", running.log
 
 
 def lost_practice_games(challenge: Any, player: Any, count: int) -> list[Game]:

@@ -79,9 +79,12 @@ def database_env() -> dict[str, str]:
 
 
 @contextmanager
-def uvicorn_server(tmp_path: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Iterator[Server]:
+def uvicorn_server(
+    tmp_path: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (), lifespan: str = "off"
+) -> Iterator[Server]:
     """The site on 127.0.0.1 with the test settings and ``env``; without a DATABASE_URL in ``env``,
-    on a SQLite file no request of these tests reaches."""
+    on a SQLite file no request of these tests reaches.  ``lifespan="on"`` runs the application's
+    start and stop (games/program.py)."""
     port = free_port()
     tmp = tmp_path / f"server-{port}-tmp"
     tmp.mkdir()
@@ -102,7 +105,7 @@ def uvicorn_server(tmp_path: Path, env: dict[str, str] | None = None, args: tupl
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "piramide_site.serve", "--host", "127.0.0.1", "--port", str(port),
-             "--loop", "uvloop", "--http", "httptools", "--lifespan", "off", "--no-access-log", *args],
+             "--loop", "uvloop", "--http", "httptools", "--lifespan", lifespan, "--no-access-log", *args],
             cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT,
         )
     server = Server(process, port, log, tmp)
@@ -120,7 +123,7 @@ def uvicorn_server(tmp_path: Path, env: dict[str, str] | None = None, args: tupl
                 time.sleep(0.1)
         yield server
     finally:
-        process.terminate()
+        process.terminate()  # SIGTERM: uvicorn shuts down gracefully, the lifespan's end included
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
