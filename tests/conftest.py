@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +250,20 @@ def celery_worker(_worker_process: Any, transactional_db: Any, settings: Any) ->
         yield _worker_process
     finally:
         app.conf.task_always_eager = True
+
+
+@pytest.fixture
+def migrate_to(transactional_db: Any) -> Iterator[Callable[[list[tuple[str, str]]], Any]]:
+    """Migrate the test database to some migrations and get their historical models; afterwards
+    every migration again, as the tests after need."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    def migrate(targets: list[tuple[str, str]]) -> Any:
+        executor = MigrationExecutor(connection)
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    yield migrate
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())

@@ -1,36 +1,17 @@
 """The migration that adds display-name skeletons, on accounts that already look alike."""
 
-import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-
 from accounts.names import display_name_skeleton
 
 BEFORE = [("accounts", "0003_user_follow_token_unique")]
 AFTER = [("accounts", "0005_user_display_name_skeleton_unique")]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    """The test migrates accounts back and forth: the tests after it need every migration again."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
-@pytest.mark.django_db(transaction=True)
-def test_existing_look_alikes_keep_the_name_on_the_oldest_account(back_to_the_latest_schema):
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    User = executor.loader.project_state(BEFORE).apps.get_model("accounts", "User")
+def test_existing_look_alikes_keep_the_name_on_the_oldest_account(migrate_to):
+    User = migrate_to(BEFORE).get_model("accounts", "User")
     names = ["Demo Player", "D\u0435mo Player", "demo player", "Demo\u200bPlayer", "Niccolò"]
     ids = [User.objects.create(username=f"u{i}", display_name=name, follow_token=f"t{i}").pk for i, name in enumerate(names)]
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
-    User = executor.loader.project_state(AFTER).apps.get_model("accounts", "User")
+    User = migrate_to(AFTER).get_model("accounts", "User")
     rows = dict(User.objects.values_list("pk", "display_name"))
     assert rows[ids[0]] == "Demo Player" and rows[ids[4]] == "Niccolò"
     assert [rows[pk] for pk in ids[1:3]] == [f"{names[1]} #{ids[1]}", f"{names[2]} #{ids[2]}"]

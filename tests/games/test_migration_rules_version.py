@@ -2,9 +2,6 @@
 
 import datetime as dt
 
-import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from games.engine import RULES_VERSION
 from tests.factories import make_player
@@ -13,31 +10,16 @@ BEFORE = [("games", "0005_fairplay_lines_and_game_origin"), ("races", "0002_pool
 AFTER = [("games", "0006_rules_version"), ("races", "0003_race_rules_version")]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    """The test migrates back and forth: the tests after it need every migration again."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
-@pytest.mark.django_db(transaction=True)
-def test_existing_challenges_games_and_races_keep_version_1_and_new_ones_take_the_current(back_to_the_latest_schema):
+def test_existing_challenges_games_and_races_keep_version_1_and_new_ones_take_the_current(migrate_to):
     user = make_player("old")  # the accounts table is not migrated: today's model writes it
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    apps = executor.loader.project_state(BEFORE).apps
+    apps = migrate_to(BEFORE)
     challenge = apps.get_model("games", "DailyChallenge").objects.create(
         date=dt.date(2026, 12, 1), preset="classic", seed=13, seed_commitment="0" * 64, commitment_version=1
     )
     game = apps.get_model("games", "Game").objects.create(challenge=challenge, player_id=user.pk, ranked=True)
     race = apps.get_model("races", "Race").objects.create(code="old-race", host_id=user.pk, preset="classic", seed=13)
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
-    apps = executor.loader.project_state(AFTER).apps
+    apps = migrate_to(AFTER)
     Challenge, Game, Race = (apps.get_model(*name) for name in (("games", "DailyChallenge"), ("games", "Game"), ("races", "Race")))
     assert Challenge.objects.get(pk=challenge.pk).rules_version == 1
     assert Game.objects.get(pk=game.pk).rules_version == 1
