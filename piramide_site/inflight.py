@@ -6,9 +6,10 @@ the order requests come.  One account sending 120 requests at once (bench/abuse.
 the throttles and the solver's caps answer 429 only after the request's session, user and
 counters have been read on a thread.  Here a client with ``HTTP_REQUESTS_PER_CLIENT`` requests
 in flight in this process is answered 429 at once, on the event loop, with no thread, no database
-and no Redis; a client is its session cookie, or, without one, its address
-(``HTTP_REQUESTS_PER_ADDRESS``, higher: many people may share an address).  Static files are
-not counted: a page asks for many at once, and they cost little.
+and no Redis; a client is its session cookie.  Every request also counts against its address
+(``HTTP_REQUESTS_PER_ADDRESS``, higher: many people may share an address), so a client that makes
+up a new cookie for each request is held there.  Static files are not counted: a page asks for
+many at once, and they cost little.
 
 The requests that ask the solver for work (a hint, a review, a new race) have a tighter cap of
 their own, ``HTTP_SOLVER_REQUESTS_PER_CLIENT``: the solver's own caps (games/solving.py) answer
@@ -49,17 +50,16 @@ class ClientConcurrencyLimit:
         """The counters a request goes under, each with its limit (none for a static file)."""
         if scope["type"] != "http" or scope["path"].startswith(self.static):
             return []
-        found: tuple[str, int] | None = None
+        client = scope.get("client")
+        address = f"address:{client[0] if client else 'unknown'}"
+        found: tuple[str, int] = address, settings.HTTP_REQUESTS_PER_ADDRESS
         for name, value in scope.get("headers", ()):
             if name == b"cookie" and self.cookie in value:
                 for part in value.split(b";"):
                     part = part.strip()
                     if part.startswith(self.cookie) and len(part) > len(self.cookie):
                         found = "session:" + part[len(self.cookie):].decode("latin-1"), settings.HTTP_REQUESTS_PER_CLIENT
-        if found is None:
-            client = scope.get("client")
-            found = f"address:{client[0] if client else 'unknown'}", settings.HTTP_REQUESTS_PER_ADDRESS
-        counters = [found]
+        counters = [found] if found[0] == address else [found, (address, settings.HTTP_REQUESTS_PER_ADDRESS)]
         if SOLVER_PATHS.match(f"{scope.get('method', 'GET')} {scope['path']}"):
             counters.append((f"solver:{found[0]}", settings.HTTP_SOLVER_REQUESTS_PER_CLIENT))
         return counters

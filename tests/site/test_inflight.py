@@ -107,3 +107,23 @@ def test_requests_for_solver_work_have_a_tighter_cap(held, settings):
 
     asyncio.run(scenario())
     assert reached == ["/api/games/1/review/", "/api/games/2/hint/", "/api/games/1/", "/api/races/"]
+
+
+def test_a_made_up_cookie_for_each_request_still_counts_against_the_address(held, settings):
+    settings.HTTP_REQUESTS_PER_ADDRESS = 3
+    app, release, reached = held
+    limited = ClientConcurrencyLimit(app)
+
+    async def scenario() -> None:
+        first = [asyncio.ensure_future(call(limited, scope(cookie=f"forged{i}"))) for i in range(3)]
+        await asyncio.sleep(0)
+        assert (await asyncio.wait_for(call(limited, scope(cookie="forged-again")), 5))[0]["status"] == 429
+        elsewhere = asyncio.ensure_future(call(limited, scope(cookie="another", address="10.0.0.2")))
+        await asyncio.sleep(0)
+        release.set()
+        for answer in await asyncio.gather(*first, elsewhere):
+            assert answer[0]["status"] == 200
+        assert limited.inflight == {}
+
+    asyncio.run(scenario())
+    assert len(reached) == 4, "only the address's fourth request was refused"
