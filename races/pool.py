@@ -7,7 +7,7 @@ searching is done by ``race_pool_fill``, run by Celery (``races.tasks.races_pool
 beat job every five minutes, and at once when a take leaves a pool under half full).  On the
 embedded default, where Celery's tasks would run in the request, the top-up runs on a thread of
 the web process instead, its searches in the solver processes (games/solving.py); and
-``manage.py piramide_demo`` fills the pools before ``make run`` serves, so races work at once.
+``make run`` fills the pools (``manage.py races_pool_fill``) before it serves, so races work at once.
 
 Never a daily deal: checked when a deal is added and again when it is taken (a challenge may be
 scheduled with that seed in between).
