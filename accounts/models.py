@@ -36,6 +36,9 @@ class User(AbstractUser):
     #: Marked by staff for fair play (fairplay.services): every score of the account, past and
     #: future, is excluded from every board.
     marked = models.BooleanField(default=False, db_default=False)
+    #: Made by "Play" for a visitor without an account (accounts.services.guest_create): no
+    #: password, its scores never rank, and signing up or in claims its games (docs/fairplay.md).
+    guest = models.BooleanField(default=False, db_default=False)
 
     objects = PlayerManager()
 

@@ -2,16 +2,52 @@
 
 from __future__ import annotations
 
+import math
+import secrets
+
 from django.conf import settings
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from piramide_site.errors import BadRequest, Conflict, NotAllowed, NotFound
+from piramide_site import limits
+from piramide_site.errors import BadRequest, Conflict, NotAllowed, NotFound, Throttled
 
 from .models import Follow, User, new_follow_token
 from .names import display_name_normalize, display_name_skeleton, display_name_taken_message
 from .selectors import user_by_display_name, user_by_follow_token
+
+
+def _named(user: User, *, username: str, password: str, display_name: str, email: str) -> User:
+    """``user`` given the names, e-mail and password asked for, once Django's password validators
+    agree and both names are free (none but ``user`` itself holds them); not saved."""
+    try:
+        display_name = display_name_normalize(display_name or username)
+    except ValidationError as error:
+        raise BadRequest(" ".join(error.messages)) from None
+    skeleton = display_name_skeleton(display_name)
+    user.username, user.display_name, user.display_name_skeleton, user.email = username, display_name, skeleton, email or ""
+    try:
+        password_validation.validate_password(password, user)
+    except ValidationError as error:
+        raise BadRequest(" ".join(error.messages)) from None
+    others = User.objects.exclude(pk=user.pk) if user.pk else User.objects.all()
+    if others.filter(username__iexact=username).exists():
+        raise Conflict(f"the username {username!r} is taken")
+    holder = others.filter(display_name_skeleton=skeleton).values_list("display_name", flat=True).first()
+    if holder is not None:
+        raise Conflict(display_name_taken_message(holder), taken_display_name=holder)
+    user.set_password(password)
+    return user
+
+
+def _saved(user: User) -> User:
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        raise Conflict("that username or display name was just taken") from None
+    return user
 
 
 def user_create(*, username: str, password: str, display_name: str = "", email: str = "") -> User:
@@ -20,28 +56,47 @@ def user_create(*, username: str, password: str, display_name: str = "", email: 
 
     Locks nothing: the unique constraints on username and display-name skeleton settle races.
     """
-    try:
-        display_name = display_name_normalize(display_name or username)
-    except ValidationError as error:
-        raise BadRequest(" ".join(error.messages)) from None
-    skeleton = display_name_skeleton(display_name)
-    user = User(username=username, display_name=display_name, display_name_skeleton=skeleton, email=email or "")
-    try:
-        password_validation.validate_password(password, user)
-    except ValidationError as error:
-        raise BadRequest(" ".join(error.messages)) from None
-    if User.objects.filter(username__iexact=username).exists():
-        raise Conflict(f"the username {username!r} is taken")
-    holder = User.objects.filter(display_name_skeleton=skeleton).values_list("display_name", flat=True).first()
-    if holder is not None:
-        raise Conflict(display_name_taken_message(holder), taken_display_name=holder)
-    user.set_password(password)
-    try:
-        with transaction.atomic():
-            user.save()
-    except IntegrityError:
-        raise Conflict("that username or display name was just taken") from None
-    return user
+    return _saved(_named(User(), username=username, password=password, display_name=display_name, email=email))
+
+
+def guest_create(*, address: str) -> User:
+    """An account for a visitor who taps Play without one: no password (it cannot sign in), a
+    made-up name, ``guest`` set so that its scores never rank (docs/fairplay.md, *Guests*).
+
+    Limited per address (``GUESTS_PER_IP``) before anything is written: every guest is a row, and a
+    fresh one is a fresh look at the day's deal.  Locks nothing: names are random.
+    """
+    verdict = limits.hits([limits.key("guest", "ip", address)], [limits.Rate.parse(settings.GUESTS_PER_IP)])
+    if not verdict.allowed:
+        minutes = max(1, math.ceil(verdict.retry_after / 60))
+        raise Throttled(
+            f"too many guest games from your address: sign up or sign in to play, or try again in {minutes} min",
+            retry_after=math.ceil(verdict.retry_after),
+        )
+    for _attempt in range(5):
+        tag = secrets.token_hex(4)
+        name = f"Guest {tag}"
+        user = User(username=f"guest-{tag}", display_name=name, display_name_skeleton=display_name_skeleton(name), guest=True)
+        user.set_unusable_password()
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:
+            continue  # a name drawn twice: draw again
+        return user
+    raise Conflict("could not make a guest name: try again")
+
+
+def guest_sign_up(*, guest: User, username: str, password: str, display_name: str = "", email: str = "") -> User:
+    """A guest becomes a player with the names and password given, keeping its row and so its
+    games; the same checks as ``user_create``.  Locks the guest's row."""
+    with transaction.atomic():
+        user = User.objects.select_for_update().get(pk=guest.pk)
+        if not user.guest:
+            raise Conflict("this account has signed up already")
+        user = _named(user, username=username, password=password, display_name=display_name, email=email)
+        user.guest = False
+        return _saved(user)
 
 
 def user_password_change(*, user: User, old_password: str, new_password: str) -> User:
@@ -66,6 +121,8 @@ def follow_create(*, follower: User, display_name: str = "", token: str = "") ->
     Locks the follower's user row, so two requests at once cannot both pass the cap
     (``FOLLOWS_PER_USER``), which is checked before anything is written.
     """
+    if follower.guest:
+        raise NotAllowed("sign up to follow players: guests play the daily challenges only")
     if bool(display_name) == bool(token):
         raise BadRequest("name one player: by display name or by share link, not both")
     if display_name:

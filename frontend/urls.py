@@ -3,14 +3,13 @@ from django.urls import path, reverse_lazy
 from django.views.i18n import JavaScriptCatalog, set_language
 
 from . import views
-from .forms import SignInForm
 
 app_name = "frontend"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("signup/", views.signup, name="signup"),
-    path("signin/", auth_views.LoginView.as_view(template_name="frontend/signin.html", authentication_form=SignInForm), name="signin"),
+    path("signin/", views.SignIn.as_view(), name="signin"),
     path("signout/", auth_views.LogoutView.as_view(), name="signout"),
     path(
         "password/",

@@ -23,7 +23,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts import selectors as account_selectors
-from accounts.services import follow_create, follow_delete, user_create, user_follow_token_reset
+from accounts.services import follow_create, follow_delete, guest_create, guest_sign_up, user_create, user_follow_token_reset
 from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import PRESETS
@@ -32,11 +32,11 @@ from leaderboard import selectors as board_selectors
 from leaderboard.boards import Board
 from piramide_site import limits
 from piramide_site.device import origin_of
-from piramide_site.errors import ServiceError
+from piramide_site.errors import ServiceError, Throttled
 from piramide_site.throttles import client_address
 
 from . import selectors
-from .forms import EmailForm, SignUpForm, display_name_taken_message
+from .forms import EmailForm, SignInForm, SignUpForm, display_name_taken_message
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -44,23 +44,85 @@ def home(request: HttpRequest) -> HttpResponse:
         "today": game_selectors.local_today(),
         "rows": selectors.home_rows(player=request.user),
         "seconds_left": selectors.seconds_to_next_day(),
-        "streaks": board_selectors.player_streaks(player_id=request.user.pk) if request.user.is_authenticated else None,
+        "streaks": board_selectors.player_streaks(player_id=request.user.pk) if request.user.is_authenticated and not _is_guest(request.user) else None,
     }
     return render(request, "frontend/home.html", context)
 
 
+BACKEND = "accounts.backends.LockoutModelBackend"
+
+
+def _is_guest(user: Any) -> bool:
+    return bool(getattr(user, "guest", False))
+
+
+def player_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """``login_required``, and a guest is sent to sign up first: races, follows and the profile
+    are for players with an account (docs/fairplay.md, *Guests*)."""
+
+    @login_required
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if _is_guest(request.user):
+            messages.info(request, _("Sign up to do that: your game of today comes with you."))
+            return redirect(f"{reverse('frontend:signup')}?next={request.get_full_path()}")
+        return view(request, *args, **kwargs)
+
+    return checked
+
+
+def _claimed(request: HttpRequest, guest: Any, player: Any) -> None:
+    """After signing up or in: the guest's games of today are the player's now; say what was kept."""
+    claim = game_services.guest_games_claim(guest=guest, player=player)
+    if claim.kept:
+        messages.success(
+            request,
+            ngettext("Your game as a guest is yours now.", "Your %(n)s games as a guest are yours now.", len(claim.kept))
+            % {"n": len(claim.kept)},
+        )
+    for game in claim.left:
+        messages.warning(
+            request,
+            _("You had already played %(variant)s today with this account: that game counts, not the one you played as a guest.")
+            % {"variant": selectors.preset_label(game.challenge.preset)},
+        )
+
+
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
+    guest = request.user if _is_guest(request.user) else None
     if request.method == "POST" and form.is_valid():
         try:
-            user = user_create(**form.cleaned_data)
+            user = guest_sign_up(guest=guest, **form.cleaned_data) if guest else user_create(**form.cleaned_data)
         except ServiceError as error:
             taken = error.extra.get("taken_display_name")
             form.add_error(None, display_name_taken_message(taken) if taken else error.message)
         else:
-            login(request, user, backend="accounts.backends.LockoutModelBackend")
-            return redirect("frontend:home")
-    return render(request, "frontend/signup.html", {"form": form})
+            login(request, user, backend=BACKEND)
+            if guest:
+                _claimed(request, user, user)
+            return redirect(_next_or(request, reverse("frontend:home")))
+    return render(request, "frontend/signup.html", {"form": form, "guest": guest})
+
+
+class SignIn(auth_views.LoginView):
+    """Django's sign-in; a guest who signs in keeps the games of today it played (``_claimed``)."""
+
+    template_name = "frontend/signin.html"
+    authentication_form = SignInForm
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        guest = self.request.user if _is_guest(self.request.user) else None
+        response = super().form_valid(form)
+        if guest is not None and guest.pk != form.get_user().pk:
+            _claimed(self.request, guest, form.get_user())
+        return response
+
+
+def _next_or(request: HttpRequest, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return target
+    return default
 
 
 # ----------------------------------------------------------------- account recovery
@@ -97,7 +159,7 @@ class PasswordResetRequest(auth_views.PasswordResetView):
         return super().form_valid(form)
 
 
-@login_required
+@player_required
 def email_change(request: HttpRequest) -> HttpResponse:
     """The address a password reset is sent to; empty leaves the account without recovery."""
     form = EmailForm(request.POST or None, instance=request.user)
@@ -120,9 +182,22 @@ def _start(request: HttpRequest, start: Callable[[], game_services.Play]) -> Htt
 
 
 @require_POST
-@login_required
 def ranked_start(request: HttpRequest, challenge_id: int) -> HttpResponse:
+    """Play a challenge: a visitor without an account plays it as a guest, made here and signed in
+    (``accounts.services.guest_create``), so today's deal is one tap from the home page."""
     origin = origin_of(request)
+    if not request.user.is_authenticated:
+        try:
+            guest = guest_create(address=client_address(request))
+        except Throttled as error:
+            minutes = max(1, math.ceil(error.extra.get("retry_after", 60) / 60))
+            message = ngettext(
+                "Too many guest games from your address: sign up or sign in to play, or try again in %(minutes)s minute.",
+                "Too many guest games from your address: sign up or sign in to play, or try again in %(minutes)s minutes.",
+                minutes,
+            ) % {"minutes": minutes}
+            return render(request, "frontend/refused.html", {"message": message}, status=error.status_code)
+        login(request, guest, backend=BACKEND)
     return _start(
         request, lambda: game_services.game_ranked_start(challenge_id=challenge_id, player=request.user, origin=origin)[0]
     )
@@ -244,7 +319,7 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/leaderboards.html", context)
 
 
-@login_required
+@player_required
 def profile(request: HttpRequest) -> HttpResponse:
     history = board_selectors.player_history(player_id=request.user.pk, limit=60)
     for row in history:
@@ -264,10 +339,7 @@ def profile(request: HttpRequest) -> HttpResponse:
 
 
 def _back(request: HttpRequest, default: str) -> HttpResponse:
-    target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        target = default
-    return redirect(target)
+    return redirect(_next_or(request, default))
 
 
 def _follow(request: HttpRequest, **target: str) -> bool:
@@ -299,7 +371,7 @@ def _follow(request: HttpRequest, **target: str) -> bool:
 
 
 @require_POST
-@login_required
+@player_required
 def follow_add(request: HttpRequest) -> HttpResponse:
     """Follow by display name: the boards' Follow buttons and the profile's form."""
     name = request.POST.get("display_name", "").strip()
@@ -311,7 +383,7 @@ def follow_add(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@player_required
 def follow_stop(request: HttpRequest, player_id: int) -> HttpResponse:
     try:
         stopped = follow_delete(follower=request.user, followed_id=player_id)
@@ -343,7 +415,7 @@ def follow_link(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@player_required
 def follow_link_reset(request: HttpRequest) -> HttpResponse:
     user_follow_token_reset(user=request.user)
     messages.success(request, _("Your share link is new: the old one no longer works."))
@@ -353,13 +425,13 @@ def follow_link_reset(request: HttpRequest) -> HttpResponse:
 # ----------------------------------------------------------------- races
 
 
-@login_required
+@player_required
 def race_new(request: HttpRequest) -> HttpResponse:
     presets = [(p, selectors.preset_label(p)) for p in PRESETS]
     return render(request, "frontend/race_new.html", {"presets": presets})
 
 
-@login_required
+@player_required
 def race_page(request: HttpRequest, code: str) -> HttpResponse:
     labels = {preset: selectors.preset_label(preset) for preset in PRESETS}
     return render(request, "frontend/race.html", {"code": code, "labels": labels})

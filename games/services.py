@@ -25,7 +25,7 @@ from games.engine import Move as EngineMove
 from games.engine import RULES_VERSION, IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
 from games.engine.rules import UnknownPresetError
 from leaderboard.models import Score
-from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record
+from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record, scores_claim
 from piramide_site.device import Origin
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
@@ -329,6 +329,56 @@ def game_ranked_start(*, challenge_id: int, player: Any, origin: Origin | None =
     if created:
         events.publish_game_started(game=game)
     return Play(game, game_engine_state(game)), created
+
+
+@dataclass(frozen=True)
+class GuestClaim:
+    """What signing up or in kept of a guest's ranked games: ``kept`` are the player's now;
+    ``left`` stayed with the guest, their challenge already having a ranked game of the player's."""
+
+    kept: list[Game]
+    left: list[Game]
+
+
+def guest_games_claim(*, guest: Any, player: Any) -> GuestClaim:
+    """The guest's ranked games of challenges whose day is not over become ``player``'s, each where
+    the player has no ranked game of that challenge yet; their scores follow (``scores_claim``:
+    standing as the player's own, boards, fair play).  ``guest`` may be ``player`` itself, a guest
+    who signed up: its games stay, its scores take the standing of the account it became.
+
+    Locks the games moved; each one's version rises, so a move planned from what any process
+    remembered of it as the guest's is refused (games/positions.py).
+    """
+    today = local_today()
+    games = Game.objects.filter(player_id=guest.pk, ranked=True, challenge__date__gte=today).order_by("pk")
+    kept: list[Game] = []
+    left: list[Game] = []
+    with transaction.atomic():
+        for game in games.select_for_update(of=("self",)).select_related("challenge"):
+            if guest.pk != player.pk:
+                taken = Game.objects.filter(challenge_id=game.challenge_id, player_id=player.pk, ranked=True).exists()
+                if taken:
+                    left.append(game)
+                    continue
+                game.player_id, game.version = player.pk, game.version + 1
+                try:
+                    with transaction.atomic():
+                        game.save(update_fields=["player", "version"])
+                except IntegrityError:  # the player started that challenge meanwhile
+                    game.player_id = guest.pk
+                    left.append(game)
+                    continue
+            kept.append(game)
+        score_ids = list(Score.objects.filter(game__in=kept).values_list("pk", flat=True))
+        if score_ids:
+            scores_claim(score_ids=score_ids, player_id=player.pk)
+
+        def forget() -> None:
+            for game in kept:
+                positions.hint_drop("game", game.pk)
+
+        transaction.on_commit(forget)
+    return GuestClaim(kept, left)
 
 
 def game_practice_start(*, challenge_id: int, player: Any) -> Play:

@@ -53,6 +53,11 @@ class OwnEntrySerializer(EntrySerializer):
     standing_reason = serializers.CharField(allow_blank=True)
     standing_text = serializers.CharField(allow_blank=True)
     withheld = WithheldSerializer(many=True, help_text="My scores on this board that do not count, and why")
+    would_rank = serializers.IntegerField(
+        allow_null=True,
+        required=False,
+        help_text="On a challenge's board, the rank my score would have if it counted (null when it does, or on sums)",
+    )
 
 
 class LeaderboardOutputSerializer(serializers.Serializer):

@@ -11,7 +11,8 @@ class Standing(models.TextChoices):
     default views; the player always sees their own, with its standing and why."""
 
     GOOD = "good"
-    #: The account was made on the challenge's day or later: its scores of that day do not rank.
+    #: The account was made on the challenge's day or later, or is a guest's: its scores of that
+    #: day do not rank.
     PROVISIONAL = "provisional"
     #: The fair-play signals sent it to the staff queue; it ranks again if cleared.
     REVIEW = "review"
@@ -22,6 +23,7 @@ class Standing(models.TextChoices):
 class StandingReason(models.TextChoices):
     NONE = "", "none"
     NEW_ACCOUNT = "new_account", "the account is younger than the challenge"
+    GUEST = "guest", "played as a guest, not yet kept by signing up or in"
     SIGNALS = "signals", "the fair-play signals sent it to review"
     CLEARED = "cleared", "cleared by staff after review"
     EXCLUDED = "excluded", "excluded by staff"

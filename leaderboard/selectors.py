@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from accounts.selectors import followed_ids
@@ -42,6 +43,10 @@ def _rows(entries: list[Entry], first_rank: int) -> list[dict[str, Any]]:
 def standing_text(standing: str, reason: str) -> str:
     """Why a score of one's own does not rank, in the request's language ("" when it does)."""
     texts = {
+        StandingReason.GUEST: _(
+            "Played as a guest: this score does not rank. Sign up to keep your game; your scores rank "
+            "from your account's first full day."
+        ),
         StandingReason.NEW_ACCOUNT: _(
             "Provisional: your account was made on the day of this challenge, so this score does not "
             "rank. Your scores rank from your account's first full day."
@@ -62,6 +67,19 @@ def standing_text(standing: str, reason: str) -> str:
 _GRAVITY = {Standing.PROVISIONAL: 1, Standing.REVIEW: 2, Standing.EXCLUDED: 3}
 
 
+def _would_rank(board: Board, row: dict[str, Any], player_id: int) -> int:
+    """Where a score that does not count would stand among those that do, in the boards' order
+    (leaderboard/boards.py): one more than the ranked scores that come before it."""
+    points, moves, finished_at = row["points"], row["moves"], row["finished_at"]
+    ahead = (
+        Q(points__gt=points)
+        | Q(points=points, moves__lt=moves)
+        | Q(points=points, moves=moves, finished_at__lt=finished_at)
+        | Q(points=points, moves=moves, finished_at=finished_at, player_id__lt=player_id)
+    )
+    return board.scores().filter(ahead).count() + 1
+
+
 def own_entry(*, board: Board, player_id: int, ranked: dict[str, Any] | None) -> dict[str, Any] | None:
     """A player's own entry on a board, as only they see it: their ranked row (or an unranked one),
     its standing and why, and the scores of theirs the board does not count (``withheld``).
@@ -79,12 +97,16 @@ def own_entry(*, board: Board, player_id: int, ranked: dict[str, Any] | None) ->
         {**row, "standing_text": standing_text(row["standing"], row["standing_reason"])} for row in rows
     ]
     if ranked is not None:
-        return {**ranked, "standing_reason": "", "standing_text": "", "withheld": withheld}
+        return {**ranked, "standing_reason": "", "standing_text": "", "withheld": withheld, "would_rank": None}
     if not withheld:
         return None
     gravest = max(withheld, key=lambda row: _GRAVITY.get(Standing(row["standing"]), 0))
     name = get_user_model().objects.filter(pk=player_id).values_list("display_name", flat=True).first()
+    would_rank = None
+    if board.kind == "challenge" and len(withheld) == 1:
+        would_rank = _would_rank(board, withheld[0], player_id)
     return {
+        "would_rank": would_rank,
         "rank": None,
         "player_id": player_id,
         "display_name": name or "?",

@@ -21,11 +21,14 @@ if TYPE_CHECKING:
     from games.models import Game
 
 
-def standing_at_write(*, marked: bool, joined: dt.datetime, day_start: dt.datetime) -> tuple[str, str]:
+def standing_at_write(*, marked: bool, joined: dt.datetime, day_start: dt.datetime, guest: bool = False) -> tuple[str, str]:
     """The standing and reason a score is written with (docs/fairplay.md, *Standing*): excluded for
-    an account staff marked, provisional for one made on the challenge's day or later, else good."""
+    an account staff marked, provisional for a guest's or for an account made on the challenge's
+    day or later, else good."""
     if marked:
         return Standing.EXCLUDED, StandingReason.ACCOUNT_MARKED
+    if guest:
+        return Standing.PROVISIONAL, StandingReason.GUEST
     if joined >= day_start:
         return Standing.PROVISIONAL, StandingReason.NEW_ACCOUNT
     return Standing.GOOD, StandingReason.NONE
@@ -35,12 +38,12 @@ def standing_at_write(*, marked: bool, joined: dt.datetime, day_start: dt.dateti
 #: (games/services.py ``MOVE_END_RANKED_SQL``): over the player's row ``u``, with the challenge
 #: day's start as the one parameter of each expression.
 STANDING_AT_WRITE_SQL = (
-    f"CASE WHEN u.marked THEN '{Standing.EXCLUDED.value}' WHEN u.date_joined >= %s "
-    f"THEN '{Standing.PROVISIONAL.value}' ELSE '{Standing.GOOD.value}' END"
+    f"CASE WHEN u.marked THEN '{Standing.EXCLUDED.value}' WHEN u.guest THEN '{Standing.PROVISIONAL.value}' "
+    f"WHEN u.date_joined >= %s THEN '{Standing.PROVISIONAL.value}' ELSE '{Standing.GOOD.value}' END"
 )
 STANDING_REASON_AT_WRITE_SQL = (
-    f"CASE WHEN u.marked THEN '{StandingReason.ACCOUNT_MARKED.value}' WHEN u.date_joined >= %s "
-    f"THEN '{StandingReason.NEW_ACCOUNT.value}' ELSE '' END"
+    f"CASE WHEN u.marked THEN '{StandingReason.ACCOUNT_MARKED.value}' WHEN u.guest THEN '{StandingReason.GUEST.value}' "
+    f"WHEN u.date_joined >= %s THEN '{StandingReason.NEW_ACCOUNT.value}' ELSE '' END"
 )
 
 
@@ -55,9 +58,9 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     from games.selectors import challenge_day_start
 
     challenge = game.challenge
-    player = get_user_model().objects.only("marked", "date_joined").get(pk=game.player_id)
+    player = get_user_model().objects.only("marked", "date_joined", "guest").get(pk=game.player_id)
     standing, reason = standing_at_write(
-        marked=player.marked, joined=player.date_joined, day_start=challenge_day_start(challenge.date)
+        marked=player.marked, joined=player.date_joined, day_start=challenge_day_start(challenge.date), guest=player.guest
     )
     score = Score.objects.create(
         player_id=game.player_id,
@@ -117,6 +120,45 @@ def scores_standing_set(*, score_ids: list[int], standing: str, reason: str) -> 
 
         later(("standing", tuple(s.pk for s in changed)), replace)
     return len(changed)
+
+
+def scores_claim(*, score_ids: list[int], player_id: int) -> int:
+    """Guest scores kept by the player who signed up or in (``games.services.guest_games_claim``):
+    each becomes ``player_id``'s, and a guest's provisional standing becomes the one the player
+    would have been written with; a standing fair play or staff gave stays.  Every board follows
+    once the change commits, and fair play assesses the scores again under their new owner.
+
+    Locks the score rows; returns how many changed hands.
+    """
+    from games.selectors import challenge_day_start
+
+    player = get_user_model().objects.only("marked", "date_joined", "guest").get(pk=player_id)
+    with transaction.atomic():
+        scores = list(Score.objects.select_for_update().select_related("challenge").filter(pk__in=score_ids).order_by("pk"))
+        players: dict[Board, set[int]] = {}
+        for score in scores:
+            for board in boards_of(score):
+                players.setdefault(board, set()).update((score.player_id, player_id))
+            if score.standing_reason == StandingReason.GUEST:
+                score.standing, score.standing_reason = standing_at_write(
+                    marked=player.marked,
+                    joined=player.date_joined,
+                    day_start=challenge_day_start(score.challenge.date),
+                    guest=player.guest,
+                )
+            score.player_id = player_id
+            score.save(update_fields=["player", "standing", "standing_reason"])
+
+        def replace() -> None:
+            store = rank_store()
+            for board, ids in players.items():
+                store.entries_replaced(board, sorted(ids))
+
+        later(("claim", tuple(s.pk for s in scores)), replace)
+        for score in scores:
+            for key, job in score_written_jobs(score)[1:]:  # the boards are replaced above
+                later(key, job)
+    return len(scores)
 
 
 def rank_store_copy(score: Score) -> tuple[Hashable, Job]:

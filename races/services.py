@@ -23,7 +23,7 @@ from games.engine.rules import UnknownPresetError
 from games.live import player_ref
 from games.selectors import is_daily_deal
 from games.services import move_apply, move_parse
-from piramide_site.errors import BadRequest, Conflict, GameFinished, NotFound, ServiceError, StaleMove, Unavailable
+from piramide_site.errors import BadRequest, Conflict, GameFinished, NotAllowed, NotFound, ServiceError, StaleMove, Unavailable
 
 from . import pool
 from .models import Race, RaceEntry, RaceMove
@@ -54,6 +54,11 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def _refuse_guest(player: Any) -> None:
+    if getattr(player, "guest", False):
+        raise NotAllowed("sign up to race: guests play the daily challenges only")
+
+
 def race_create(*, host: Any, preset: str, seed: int | None = None) -> Race:
     """Open a race room for a preset; the host joins it.  Locks the pooled deal it takes.
 
@@ -65,6 +70,7 @@ def race_create(*, host: Any, preset: str, seed: int | None = None) -> Race:
     Never a daily challenge's deal: a race shows its cards to everyone in it and reveals its seed
     when it ends, and a daily deal must stay secret until its day is over.
     """
+    _refuse_guest(host)
     try:
         get_rules(preset)
     except UnknownPresetError as error:
@@ -111,6 +117,7 @@ def _refuse_if_expired(race: Race) -> None:
 
 def race_join(*, code: str, player: Any) -> Race:
     """Join a race in its lobby (joining twice changes nothing).  Locks the race row."""
+    _refuse_guest(player)
     with transaction.atomic():
         race = _locked_race(code)
         if race.entries.filter(player_id=player.pk).exists():

@@ -351,6 +351,49 @@ T: dict[str, tuple] = {
         ("Troppe richieste di reimpostazione: riprova tra %(minutes)s minuto.", "Troppe richieste di reimpostazione: riprova tra %(minutes)s minuti."),
         ("Demasiadas solicitudes de restablecimiento: vuelve a intentarlo en %(minutes)s minuto.", "Demasiadas solicitudes de restablecimiento: vuelve a intentarlo en %(minutes)s minutos."),
     ),
+    "Sign up to do that: your game of today comes with you.": (
+        "Registrati per farlo: la tua partita di oggi viene con te.",
+        "Regístrate para hacerlo: tu partida de hoy viene contigo.",
+    ),
+    "Your game as a guest is yours now.": (
+        ("La tua partita da ospite ora è tua.", "Le tue %(n)s partite da ospite ora sono tue."),
+        ("Tu partida como invitado ya es tuya.", "Tus %(n)s partidas como invitado ya son tuyas."),
+    ),
+    "You had already played %(variant)s today with this account: that game counts, not the one you played as a guest.": (
+        "Con questo account avevi già giocato %(variant)s oggi: conta quella partita, non quella da ospite.",
+        "Con esta cuenta ya habías jugado %(variant)s hoy: cuenta esa partida, no la que jugaste como invitado.",
+    ),
+    "Your games of today as a guest come with you: they become your account's, under the name you choose.": (
+        "Le tue partite di oggi da ospite vengono con te: diventano del tuo account, con il nome che scegli.",
+        "Tus partidas de hoy como invitado vienen contigo: pasan a tu cuenta, con el nombre que elijas.",
+    ),
+    "Your games of today as a guest come with you, unless your account has played that challenge already.": (
+        "Le tue partite di oggi da ospite vengono con te, se il tuo account non ha già giocato quella sfida.",
+        "Tus partidas de hoy como invitado vienen contigo, salvo que tu cuenta ya haya jugado ese desafío.",
+    ),
+    "Guest": ("Ospite", "Invitado"),
+    "You are playing as a guest: sign up to keep your games and rank on the boards.": (
+        "Stai giocando come ospite: registrati per tenere le tue partite ed entrare nelle classifiche.",
+        "Estás jugando como invitado: regístrate para conservar tus partidas y entrar en las clasificaciones.",
+    ),
+    "Tap Play: no account needed. Sign up when you want to keep your score.": (
+        "Tocca Gioca: non serve un account. Registrati quando vuoi tenere il tuo punteggio.",
+        "Toca Jugar: no hace falta cuenta. Regístrate cuando quieras conservar tu puntuación.",
+    ),
+    "You played as a guest: sign up to keep this game.": (
+        "Hai giocato come ospite: registrati per tenere questa partita.",
+        "Has jugado como invitado: regístrate para conservar esta partida.",
+    ),
+    "Keep my game": ("Tieni la mia partita", "Conservar mi partida"),
+    "Played as a guest: this score does not rank. Sign up to keep your game; your scores rank from your account's first full day.": (
+        "Giocata da ospite: questo punteggio non entra in classifica. Registrati per tenere la partita; i tuoi punteggi contano dal primo giorno intero del tuo account.",
+        "Jugada como invitado: esta puntuación no entra en la clasificación. Regístrate para conservar la partida; tus puntuaciones cuentan desde el primer día completo de tu cuenta.",
+    ),
+    "Too many guest games from your address: sign up or sign in to play, or try again in %(minutes)s minute.": (
+        ("Troppe partite da ospite dal tuo indirizzo: registrati o accedi per giocare, oppure riprova tra %(minutes)s minuto.", "Troppe partite da ospite dal tuo indirizzo: registrati o accedi per giocare, oppure riprova tra %(minutes)s minuti."),
+        ("Demasiadas partidas de invitado desde tu dirección: regístrate o inicia sesión para jugar, o vuelve a intentarlo en %(minutes)s minuto.", "Demasiadas partidas de invitado desde tu dirección: regístrate o inicia sesión para jugar, o vuelve a intentarlo en %(minutes)s minutos."),
+    ),
+    "You would be %(rank)s of %(total)s.": ("Saresti %(rank)s° su %(total)s.", "Serías el %(rank)s.º de %(total)s."),
     "Your e-mail address is saved.": ("Il tuo indirizzo e-mail è salvato.", "Tu dirección de correo está guardada."),
     "E-mail for account recovery": ("E-mail per recuperare l'account", "Correo para recuperar la cuenta"),
     "E-mail": ("E-mail", "Correo electrónico"),

@@ -223,6 +223,9 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else 
 #: Password reset e-mails asked for, per address and per e-mail address (frontend/views.py).
 PASSWORD_RESETS_PER_IP = env("PASSWORD_RESETS_PER_IP", default="10/hour")
 PASSWORD_RESETS_PER_EMAIL = env("PASSWORD_RESETS_PER_EMAIL", default="3/hour")
+#: Guest accounts made per address (accounts.services.guest_create): a school behind one address
+#: gets a class's worth an hour; a script making fresh looks at the deal does not get more.
+GUESTS_PER_IP = env("GUESTS_PER_IP", default="30/hour")
 #: Sign-in limits (accounts/signin.py): failures of one username from one address (or on one
 #: device it signed in from before) and from one address are refused until the window ends; a
 #: username alone is never refused, only delayed: after SIGNIN_FAILURES_PER_USER, each attempt

@@ -94,3 +94,21 @@ def test_a_review_is_refused_to_anyone_but_the_player() -> None:
             end_the_day(challenge)
         response = bob.get(f"/api/games/{game['id']}/review/")
         assert response.status_code == 403 and response.json()["error"] == "not_yours", side
+
+
+@pytest.mark.parametrize("side", ["before", "after"])
+def test_a_guest_made_by_tapping_play_learns_no_more_than_an_account_on_either_side_of_the_day(side: str) -> None:
+    """A guest is the cheapest throwaway there is (no form at all): the same rule holds for it."""
+    challenge = make_challenge(preset="classic", seed=BIG_WINNABLE)
+    guest = APIClient()
+    started = guest.post(f"/challenges/{challenge.pk}/play/")
+    game_id = int(started["Location"].split("/")[2])
+    assert guest.post(f"/api/games/{game_id}/resign/").json()["outcome"] == "resigned"
+    if side == "before":
+        review = guest.get(f"/api/games/{game_id}/review/").json()
+        assert review["line"] == [] and review["line_opens_at"].endswith("Z")
+        refused_as_secret(guest.post(f"/api/challenges/{challenge.pk}/practice/"))
+    else:
+        end_the_day(challenge)
+        assert guest.get(f"/api/games/{game_id}/review/").json()["line"]
+        assert guest.post(f"/api/challenges/{challenge.pk}/practice/").status_code == 201

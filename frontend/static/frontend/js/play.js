@@ -90,8 +90,12 @@ async function finished(view) {
       const board = await api("GET", `/api/leaderboards/challenges/${config.challenge.id}/?around=me&radius=0`);
       const rank = dialog.querySelector(".rank");
       if (board.my_rank) rank.textContent = fmt(_("Rank %(rank)s of %(total)s"), { rank: board.my_rank, total: board.total });
-      // a score that does not rank says why, in the page's language (docs/fairplay.md, Standing)
-      else rank.textContent = board.me && board.me.standing_text ? board.me.standing_text : "";
+      else {
+        // a score that does not rank says where it would stand, and why it does not (docs/fairplay.md, Standing)
+        const me = board.me || {};
+        const would = me.would_rank ? fmt(_("You would be %(rank)s of %(total)s."), { rank: me.would_rank, total: board.total + 1 }) : "";
+        rank.textContent = [would, me.standing_text || ""].filter(Boolean).join(" ");
+      }
     } catch {
       // the rank is a nicety: the score is already shown
     }
