@@ -94,7 +94,9 @@ async function finished(view) {
         // a score that does not rank says where it would stand, and why it does not (docs/fairplay.md, Standing)
         const me = board.me || {};
         const would = me.would_rank ? fmt(_("You would be %(rank)s of %(total)s."), { rank: me.would_rank, total: board.total + 1 }) : "";
-        rank.textContent = [would, me.standing_text || ""].filter(Boolean).join(" ");
+        // a guest's dialog has its own invitation to keep the game, which says why already
+        const why = dialog.querySelector(".keep") ? "" : me.standing_text || "";
+        rank.textContent = [would, why].filter(Boolean).join(" ");
       }
     } catch {
       // the rank is a nicety: the score is already shown
