@@ -117,7 +117,7 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
         "tz": "Europe/Rome",
         "presets": ["classic", "forty"],
         "hosts": ["localhost", "127.0.0.1"],
-        "exempt": ["^healthz/$"],
+        "exempt": ["^healthz/$", "^readyz/$", "^metrics$"],
         "ssl": True,
     }
 
