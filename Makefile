@@ -6,9 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-slow test-all test-pytest typecheck bench-engine bench-leaderboard migrate demo clean backup restore
 
-$(STAMP): requirements.txt
+# The runtime set (requirements.txt, what the image installs) and the tools of tests, type checks
+# and benchmarks (requirements-dev.txt, which includes it).
+$(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -22,7 +22,7 @@ from channels.exceptions import StopConsumer
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from piramide_site import jsontext
+from piramide_site import jsontext, metrics
 from piramide_site.db_calls import db_call
 from piramide_site.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
 
@@ -110,6 +110,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         self.held: list[tuple[str, list[events.Encoded]]] | None = None
         self.outbox: list[events.Encoded] = []
         self.sender: asyncio.Future[None] | None = None
+        #: accepted, and counted among the open sockets until it disconnects
+        self.counted = False
 
     @property
     def user(self) -> Any:
@@ -141,6 +143,20 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if group in self.joined:
             self.joined.remove(group)
             await events.hub().discard(group, self)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:  # however the socket ended: closed, dropped, or its consumer failed
+            if self.counted:
+                self.counted = False
+                metrics.OPEN_SOCKETS.labels(type(self).__name__).dec()
+
+    async def accept(self, subprotocol: str | None = None, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        await super().accept(subprotocol, headers)
+        if not self.counted:
+            self.counted = True
+            metrics.OPEN_SOCKETS.labels(type(self).__name__).inc()
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         """Channels' ``websocket_disconnect`` without its ``close_old_connections`` hop to the one

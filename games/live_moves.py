@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 from operator import attrgetter
@@ -38,7 +39,7 @@ from django.utils import timezone
 
 from leaderboard.models import Score
 from leaderboard.services import score_written_jobs
-from piramide_site import after_commit
+from piramide_site import after_commit, metrics
 from piramide_site.after_commit import Job
 from piramide_site.loops import of_loop
 
@@ -246,6 +247,7 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
     The statement is sent first; the answer and the events are made while Postgres commits it.
     A malformed move raises ``IllegalMove`` at once, as the service would.
     """
+    started = time.perf_counter()
     parsed = services.move_parse(move)
     connections = loop_connections()
     missed: list[str] = []
@@ -284,6 +286,7 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
         score = Score(pk=written, player_id=game.player_id, challenge_id=game.challenge_id,
                       date=plan.facts.challenge_date, preset=plan.facts.preset)
         jobs = (*score_written_jobs(score), events.challenge_changes(game.challenge_id, leaderboard=True))
+    metrics.move_applied("loop", play.state.deal.rules.name, time.perf_counter() - started)
     return LoopMove(play, view_text, sends, jobs)
 
 

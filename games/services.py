@@ -26,6 +26,7 @@ from games.engine import RULES_VERSION, IllegalMoveError, NotationError, Outcome
 from games.engine.rules import UnknownPresetError
 from leaderboard.models import Score
 from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record, scores_claim
+from piramide_site import metrics
 from piramide_site.device import Origin
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
@@ -78,6 +79,7 @@ def _verify_deal(preset: str, seed: int, rules_version: int = RULES_VERSION, *, 
         verify_error="",
         verified_at=timezone.now(),
     )
+    metrics.solver_searched("verify", fields["verify_seconds"])
     return fields
 
 
@@ -778,7 +780,13 @@ def game_move_make(*, game_id: int, player: Any, move: str, seen: int) -> Play:
     position, and writes; a move that ends the game computes its score from the log and, for a
     ranked game, records it on the leaderboard in the same transaction.
     """
-    parsed = move_parse(move)
+    started = time.perf_counter()
+    play = _move_make(game_id, player, move_parse(move), seen)
+    metrics.move_applied("service", play.state.deal.rules.name, time.perf_counter() - started)
+    return play
+
+
+def _move_make(game_id: int, player: Any, parsed: EngineMove, seen: int) -> Play:
     fast = _move_from_hint(game_id, player, parsed, seen)
     if fast is not None:
         return fast

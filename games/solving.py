@@ -26,6 +26,7 @@ import hashlib
 import logging
 import multiprocessing
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -38,7 +39,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 
-from piramide_site import limits
+from piramide_site import limits, metrics
 from piramide_site.errors import Throttled, Unavailable
 
 from . import solver_jobs
@@ -156,6 +157,12 @@ def _slots(player_id: int | None) -> tuple[list[str], list[int]]:
     return keys, caps
 
 
+def _searched(job: Callable[..., Any], started: float, answer: Any) -> Any:
+    """``answer``, its search's time counted under the job's kind (``hint_job``: ``hint``)."""
+    metrics.solver_searched(job.__name__.removesuffix("_job"), time.perf_counter() - started)
+    return answer
+
+
 def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: float) -> Any:
     """``job(*args, time_limit, cpu_limit)`` in a solver process, within the caps; its answer.
 
@@ -181,8 +188,9 @@ def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: 
         with _searches_lock:
             searches[job.__name__] += 1
         cpu_limit = time_limit + settings.SOLVER_CPU_MARGIN
+        started = time.perf_counter()
         if settings.SOLVER_PROCESSES <= 0:
-            return job(*args, time_limit, None)
+            return _searched(job, started, job(*args, time_limit, None))
         pool = executor()
         try:
             future: Future[Any] = pool.submit(job, *args, time_limit, cpu_limit)
@@ -191,7 +199,7 @@ def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: 
             pool = executor()
             future = pool.submit(job, *args, time_limit, cpu_limit)
         try:
-            return future.result(timeout=wait)
+            return _searched(job, started, future.result(timeout=wait))
         except FutureTimeout:
             if not future.cancel():
                 release = False  # still running: its places go with it

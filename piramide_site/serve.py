@@ -5,13 +5,15 @@ while the protocol takes at most ``LIVE_MAX_MESSAGE_BYTES`` (docs/live.md): 80 s
 15 MB frame each took a server from 469 MB to 2.7 GB.  Here uvicorn's ``--ws-max-size`` is that
 setting, so a larger message closes its socket with 1009 (Message Too Big) after no more than the
 limit was read, and the one number stays in the settings.  ``make run``, the Dockerfile and
-docker-compose.yml start the server this way; every other option goes to uvicorn as given.
+docker-compose.yml start the server this way; every other option goes to uvicorn as given.  It
+also empties ``PROMETHEUS_MULTIPROC_DIR`` (piramide_site/metrics.py) before the server starts.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 
 def uvicorn_arguments(argv: list[str]) -> list[str]:
@@ -24,8 +26,22 @@ def uvicorn_arguments(argv: list[str]) -> list[str]:
     return [f"{module}:{attribute}", "--ws-max-size", str(settings.LIVE_MAX_MESSAGE_BYTES), *argv]
 
 
+def metrics_dir_ready() -> Path | None:
+    """``PROMETHEUS_MULTIPROC_DIR``, made and emptied before any server process writes to it: the
+    files of processes of an earlier run would otherwise be summed with this run's."""
+    name = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not name:
+        return None
+    folder = Path(name)
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.db"):
+        stale.unlink(missing_ok=True)
+    return folder
+
+
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
+    metrics_dir_ready()
     from uvicorn.main import main as uvicorn_main
 
     uvicorn_main(uvicorn_arguments(sys.argv[1:]), prog_name="uvicorn")

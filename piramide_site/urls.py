@@ -4,7 +4,9 @@ from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from .health import healthz
+from .health import healthz, readyz
+from .metrics import metrics_view
+
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
     """Browsers and crawlers ask for /favicon.ico whatever the pages link to."""
@@ -13,6 +15,8 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 urlpatterns = [
     path("healthz/", healthz, name="healthz"),
+    path("readyz/", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("api/auth/", include("accounts.urls")),

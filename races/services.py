@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ from games.engine.rules import UnknownPresetError
 from games.live import player_ref
 from games.selectors import is_daily_deal
 from games.services import move_apply, move_parse
+from piramide_site import metrics
 from piramide_site.errors import BadRequest, Conflict, GameFinished, NotAllowed, NotFound, ServiceError, StaleMove, Unavailable
 
 from . import pool
@@ -219,6 +221,7 @@ def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
     Locks the race row.  A stale, repeated or illegal move changes nothing; the move that clears
     the pyramid first wins the race and closes it.
     """
+    started = time.perf_counter()
     parsed = move_parse(move)
     with transaction.atomic():
         race = _locked_race(code)
@@ -243,6 +246,7 @@ def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
         _progress(race, entry)
         if entry.is_finished:
             _finish_race_if_over(race, winner=entry if entry.outcome == RaceEntry.Outcome.WON else None)
+    metrics.move_applied("race", state.deal.rules.name, time.perf_counter() - started)
     return RacePlay(race, entry, state)
 
 

@@ -6,6 +6,7 @@ from SQL.  With them set, the same code uses Postgres, Redis (channel layer, cac
 leaderboard sorted sets) and a real Celery worker.
 """
 
+import ipaddress
 from pathlib import Path
 
 import environ
@@ -406,6 +407,25 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute=12),
     },
 }
+
+# ----------------------------------------------------------------- health and metrics (docs/operations.md)
+
+#: Components whose failure makes /readyz/ answer 503 (of database, redis, worker); one not used
+#: (no REDIS_URL, eager tasks) never fails it.
+HEALTH_REQUIRED = env.list("HEALTH_REQUIRED", default=["database", "redis", "worker"])
+#: Seconds each process keeps /readyz/'s answer: the servers are asked at most that often.
+HEALTH_CACHE_SECONDS = env.float("HEALTH_CACHE_SECONDS", default=5.0)
+#: Addresses that may read /metrics without signing in as staff: loopback and the private ranges
+#: (a Prometheus beside the service, on its network); behind the proxy a client's own address
+#: counts (docs/operations.md, *Behind a proxy*), so the internet is refused.
+PIRAMIDE_METRICS_ALLOW = env.list(
+    "PIRAMIDE_METRICS_ALLOW",
+    default=["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"],
+)
+try:
+    PIRAMIDE_METRICS_ALLOW_NETWORKS = [ipaddress.ip_network(item, strict=False) for item in PIRAMIDE_METRICS_ALLOW]
+except ValueError as error:
+    raise ImproperlyConfigured(f"PIRAMIDE_METRICS_ALLOW: {error}") from None
 
 # ----------------------------------------------------------------- e-mail
 

@@ -117,7 +117,7 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
         "tz": "Europe/Rome",
         "presets": ["classic", "forty"],
         "hosts": ["localhost", "127.0.0.1"],
-        "exempt": ["^healthz/$"],
+        "exempt": ["^healthz/$", "^readyz/$", "^metrics$"],
         "ssl": True,
     }
 
@@ -244,3 +244,9 @@ def test_uvicorn_takes_the_client_address_from_the_proxy_as_the_compose_file_say
     assert client_address_seen("127.0.0.1", tmp_path) == "127.0.0.2"
     # What the compose file used to say: the client's leftmost entry wins.
     assert client_address_seen("*", tmp_path, forwarded="198.51.100.1, 203.0.113.7") == "198.51.100.1"
+
+
+def test_web_keeps_its_metrics_where_every_server_process_writes_them(compose):
+    """Several uvicorn processes may serve: prometheus_client's multiprocess mode sums them."""
+    assert compose["services"]["web"]["environment"]["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
+    assert "PROMETHEUS_MULTIPROC_DIR" not in compose["x-app"]["environment"], "the worker and beat are not scraped"
