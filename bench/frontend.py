@@ -9,6 +9,9 @@ opens today's classic game in Debian's Chromium, then prints:
   with compression would send it), summed;
 - time to first interaction: from navigation start to the moment the board is drawn and takes
   input (the page sets body[data-ready]), median of --runs fresh loads;
+- a guest's first move: from landing on the home page, at phone size with touch and with nothing
+  cached, through tapping Play and then a free pair, to the server's confirmation of that move,
+  median and worst of --guests fresh visitors;
 - axe-core's violations on the home, play, leaderboard and profile pages, when
   bench/frontend/node_modules holds axe-core (`npm ci` in bench/frontend).
 """
@@ -20,8 +23,10 @@ import gzip
 import statistics
 import sys
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -34,6 +39,7 @@ AXE = ROOT / "bench" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--guests", type=int, default=9)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -82,6 +88,8 @@ def main() -> None:
         print(f"time to first interaction: median {statistics.median(times):.0f} ms, "
               f"min {min(times):.0f} ms, max {max(times):.0f} ms over {len(times)} loads (local server)")
 
+        guest_first_move(browser, site.url, args.guests)
+
         if not AXE.exists():
             print("accessibility: axe-core not installed (run `npm ci` in bench/frontend)")
         else:
@@ -97,6 +105,31 @@ def main() -> None:
                 found = ", ".join(f"{i} ({impact}, {n})" for i, impact, n in result["violations"]) or "none"
                 print(f"  {path:<16} {result['passes']} rules passed; violations: {found}")
         browser.close()
+
+
+def guest_first_move(browser: Any, url: str, visitors: int) -> None:
+    """Landing on the home page to the first accepted move, as a new visitor on a phone would."""
+    from tests.browser.conftest import CLASSIC_SEED
+    from tests.browser.helpers import card, winning_line
+
+    pair = next(move for move in winning_line("classic", CLASSIC_SEED) if "+" in move and "S" not in move)
+    times = []
+    for _ in range(visitors):
+        context = browser.new_context(
+            base_url=url, locale="it-IT", viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+        )
+        page = context.new_page()
+        start = time.perf_counter()  # the browser's own clock restarts with each page: time it from here
+        page.goto("/", wait_until="commit")
+        page.locator("li[data-preset=classic] button.primary").tap()
+        page.wait_for_selector("body[data-ready='1']")
+        for ref in pair.split("+"):
+            card(page, ref).tap()
+        page.wait_for_selector(".play[data-confirmed='1']:not(.pending)")
+        times.append((time.perf_counter() - start) * 1000)
+        context.close()
+    print(f"guest, home page to first accepted move (phone, touch): median {statistics.median(times):.0f} ms, "
+          f"worst {max(times):.0f} ms over {len(times)} new visitors (target 1500 ms)")
 
 
 if __name__ == "__main__":
