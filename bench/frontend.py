@@ -12,8 +12,9 @@ opens today's classic game in Debian's Chromium, then prints:
 - a guest's first move: from landing on the home page, at phone size with touch and with nothing
   cached, through tapping Play and then a free pair, to the server's confirmation of that move,
   median and worst of --guests fresh visitors;
-- axe-core's violations on the home, play, leaderboard and profile pages, when
-  bench/frontend/node_modules holds axe-core (`npm ci` in bench/frontend).
+- axe-core's violations on the home, play, leaderboard and profile pages (axe-core as pinned in
+  requirements-dev.txt, inside axe-playwright-python; tests/browser/test_accessibility.py fails
+  on any).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, running_site  # noqa: E402
+from tests.browser.test_accessibility import AXE  # noqa: E402
 
-AXE = ROOT / "bench" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def main() -> None:
@@ -90,20 +91,19 @@ def main() -> None:
 
         guest_first_move(browser, site.url, args.guests)
 
-        if not AXE.exists():
-            print("accessibility: axe-core not installed (run `npm ci` in bench/frontend)")
-        else:
-            source = AXE.read_text()
-            print("accessibility (axe-core, WCAG 2.0/2.1 A and AA rules):")
-            for path in ["/", play_url.replace(site.url, ""), "/leaderboards/", "/profile/"]:
-                page.goto(path)
-                page.add_script_tag(content=source)
-                result = page.evaluate(
-                    "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a','wcag2aa','wcag21a','wcag21aa']}})"
-                    ".then(r => ({violations: r.violations.map(v => [v.id, v.impact, v.nodes.length]), passes: r.passes.length}))"
-                )
-                found = ", ".join(f"{i} ({impact}, {n})" for i, impact, n in result["violations"]) or "none"
-                print(f"  {path:<16} {result['passes']} rules passed; violations: {found}")
+        print("accessibility (axe-core, WCAG 2.0/2.1 A and AA rules):")
+        checked = browser.new_context(base_url=site.url, locale="it-IT", bypass_csp=True)
+        checked.add_cookies(context.cookies())
+        page = checked.new_page()
+        for path in ["/", play_url.replace(site.url, ""), "/leaderboards/", "/profile/"]:
+            page.goto(path)
+            page.add_script_tag(content=AXE)
+            result = page.evaluate(
+                "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a','wcag2aa','wcag21a','wcag21aa']}})"
+                ".then(r => ({violations: r.violations.map(v => [v.id, v.impact, v.nodes.length]), passes: r.passes.length}))"
+            )
+            found = ", ".join(f"{i} ({impact}, {n})" for i, impact, n in result["violations"]) or "none"
+            print(f"  {path:<16} {result['passes']} rules passed; violations: {found}")
         browser.close()
 
 
