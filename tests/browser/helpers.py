@@ -121,3 +121,20 @@ def past_game(site: Any, username: str, preset: str, seed: int, moves: list[str]
     code = PAST_GAME.format(days_ago=days_ago, preset=preset, seed=seed, moves=moves, username=username)
     out = site.manage("shell", code=code)
     return int(next(line.split()[1] for line in out.splitlines() if line.startswith("GAME ")))
+
+
+PLAY_ON = """
+from accounts.models import User
+from games.models import Game
+from games.services import game_move_make
+player = User.objects.get(username={username!r})
+for move in {moves!r}:
+    game = Game.objects.get(pk={game_id})
+    game_move_make(game_id=game.pk, player=player, move=move, seen=game.move_count)
+"""
+
+
+def play_on(site: Any, username: str, game_id: int, moves: list[str]) -> None:
+    """Moves of the player's game made through the same service a socket or the API calls, as if
+    from another device: for reaching a late position quickly (reload the page after)."""
+    site.manage("shell", code=PLAY_ON.format(username=username, game_id=game_id, moves=moves))
