@@ -18,7 +18,7 @@ from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import get_template
-from django.templatetags.static import static
+from django.templatetags.static import PrefixNode, static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_cache_control
@@ -98,7 +98,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
         "version": version,
         "shell": json.dumps(list(urls)),
         "offline": json.dumps(reverse("frontend:offline")),
-        "static_prefix": json.dumps(static("")),
+        "static_prefix": json.dumps(PrefixNode.handle_simple("STATIC_URL")),
     }
     response = render(request, "frontend/sw.js", context, content_type="text/javascript; charset=utf-8")
     # The browser looks for a new worker on every navigation: let it see a new version at once.

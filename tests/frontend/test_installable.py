@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,29 @@ def test_the_offline_page_is_the_same_for_everyone_so_a_stored_copy_tells_nothin
     page = mine.content.decode()
     assert "Secretname" not in page and "csrfmiddlewaretoken" not in page
     assert "Sei offline" in page
+
+
+@pytest.fixture
+def fresh_shell() -> Iterator[None]:
+    """The shell a deployed process computes once: computed again for this test, and after it."""
+    installable._shell_cached.cache_clear()
+    yield
+    installable._shell_cached.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_shell")
+def test_with_hashed_static_names_the_worker_precaches_the_names_the_pages_ask_for(settings: Any, tmp_path: Path) -> None:
+    from django.core.management import call_command
+    from django.templatetags.static import static
+
+    settings.STATIC_ROOT = tmp_path
+    settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"}}
+    # the front end's files are enough here: the other apps' (admin, API docs) only take time
+    call_command("collectstatic", interactive=False, verbosity=0, ignore_patterns=["admin", "rest_framework", "drf_spectacular*"])
+    script = Client().get("/sw.js").content.decode()
+    css = static("frontend/site.css")
+    assert re.fullmatch(r"/static/frontend/site\.[0-9a-f]{12}\.css", css)
+    assert f'"{css}"' in script and f'"{static("frontend/js/board.js")}"' in script
+    assert css in Client().get("/").content.decode()
+    icons = Client().get("/manifest.webmanifest").json()["icons"]
+    assert all(re.search(r"\.[0-9a-f]{12}\.png$", icon["src"]) for icon in icons)
