@@ -35,9 +35,14 @@ def card(page: Any, ref: str) -> Any:
 
 
 def box(page: Any, ref: str) -> dict[str, float]:
-    """A card's place on screen; the board redraws whole, so ask again if it was mid-redraw."""
+    """A card's place on screen, once at rest (a drawn card slides in for a quarter second, as a
+    player sees it land before aiming at it); the board redraws whole, so ask again if it was
+    mid-redraw."""
     for _ in range(50):
-        found = card(page, ref).bounding_box()
+        target = card(page, ref)
+        if target.count():
+            target.evaluate("el => Promise.all(el.getAnimations().map((a) => a.finished.catch(() => null)))")
+        found = target.bounding_box()
         if found is not None:
             return found
         page.wait_for_timeout(20)
