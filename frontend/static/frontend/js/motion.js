@@ -1,86 +1,66 @@
-// Motion on the board: a card that leaves fades and shrinks where it was, a card that moves (the
-// drawn card from the stock, the waste fanning) slides from its old place, a recycled waste flies
-// back to the stock, and a win gets a burst of suits.  The board is always drawn at once from the
-// state it is given; motion is only classes and stand-in copies laid over it that take no input
-// (pointer-events: none, inert), and there is none at all under prefers-reduced-motion: reduce.
+// Motion over a board drawn at once from its state: stand-ins of cards that left fade (or fly back
+// to the stock on a redeal), moved cards slide in, a win bursts; none takes input, none runs under
+// prefers-reduced-motion (docs/frontend.md, Motion).
 const reduce = window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)");
 const still = () => !reduce || reduce.matches;
 
-function settle(el, name, done) {
+function run(el, name, dx, dy, done) {
+  el.style.setProperty("--dx", `${Math.round(dx)}px`);
+  el.style.setProperty("--dy", `${Math.round(dy)}px`);
   el.classList.add(name);
   const end = () => done(el);
   el.addEventListener("animationend", end, { once: true });
-  setTimeout(end, 900); // a hidden tab may never run the animation
+  setTimeout(end, 900); // a hidden tab may never run it
 }
+const settle = (el) => el.classList.remove("arrive");
+const slide = (el, from) => {
+  const at = el.getBoundingClientRect();
+  if (Math.abs(from.left - at.left) + Math.abs(from.top - at.top) > 2) run(el, "arrive", from.left - at.left, from.top - at.top, settle);
+};
+const cardsOf = (root) => [...root.querySelectorAll(".card[data-card]")];
+const countOf = (root) => Number(root.querySelector(".stock-pile").dataset.count);
 
-function offset(el, dx, dy) {
-  el.style.setProperty("--dx", `${Math.round(dx)}px`);
-  el.style.setProperty("--dy", `${Math.round(dy)}px`);
-}
-
-// Where each face-up card is before a redraw, and the stock with it.
 export function snapshot(root) {
   if (still()) return null;
-  const cards = new Map();
-  for (const el of root.querySelectorAll(".card[data-card]")) cards.set(el.dataset.card, [el, el.getBoundingClientRect()]);
-  const stock = root.querySelector(".stock-pile");
-  return { cards, stock: stock.getBoundingClientRect(), count: Number(stock.dataset.count) };
+  const cards = new Map(cardsOf(root).map((el) => [el.dataset.card, [el, el.getBoundingClientRect()]]));
+  return { cards, stock: root.querySelector(".stock-pile").getBoundingClientRect(), count: countOf(root) };
 }
 
-// After the redraw: slide what moved, leave a fading copy of what went.
 export function animate(root, before) {
   if (!before || !before.cards.size) return;
   const box = root.getBoundingClientRect();
-  const count = Number(root.querySelector(".stock-pile").dataset.count);
-  const now = new Map([...root.querySelectorAll(".card[data-card]")].map((el) => [el.dataset.card, el]));
-  const toStock = count > before.count; // a redeal: the waste goes back to the stock
-  for (const [code, [old, was]] of before.cards) {
-    const el = now.get(code);
-    if (el) {
-      const at = el.getBoundingClientRect();
-      if (Math.abs(was.left - at.left) + Math.abs(was.top - at.top) > 2) {
-        offset(el, was.left - at.left, was.top - at.top);
-        settle(el, "arrive", (card) => card.classList.remove("arrive"));
-      }
+  const count = countOf(root);
+  const now = new Map(cardsOf(root).map((el) => [el.dataset.card, el]));
+  for (const [code, [ghost, was]] of before.cards) {
+    if (now.has(code)) {
+      slide(now.get(code), was);
       continue;
     }
-    // the old button itself, now out of the board: a stand-in nobody can press or find by ref
-    const ghost = old;
+    // the old button, out of the board now: nobody can press it or find it by its ref
     for (const key of Object.keys(ghost.dataset)) delete ghost.dataset[key];
     ghost.dataset.gone = code;
-    ghost.classList.remove("selected", "drop-target", "dragging", "hint", "refused", "snapping", "arrive");
+    ghost.className = ghost.className.replace(/\b(selected|drop-target|dragging|hint|refused|snapping|arrive)\b/g, "");
     ghost.classList.add("ghost");
     ghost.inert = true;
-    ghost.tabIndex = -1;
     ghost.setAttribute("aria-hidden", "true");
     ghost.style.cssText = `left:${was.left - box.left}px;top:${was.top - box.top}px`;
-    if (toStock) offset(ghost, before.stock.left - was.left, before.stock.top - was.top);
     root.append(ghost);
-    settle(ghost, toStock ? "home" : "leave", (el) => el.remove());
+    const home = count > before.count; // a redeal: back to the stock
+    run(ghost, home ? "home" : "leave", before.stock.left - was.left, before.stock.top - was.top, (el) => el.remove());
   }
-  // a card new to the piles after a draw comes off the stock
-  if (count < before.count)
-    for (const [code, el] of now) {
-      if (before.cards.has(code) || !el.closest(".stock-card, .waste")) continue;
-      const at = el.getBoundingClientRect();
-      offset(el, before.stock.left - at.left, before.stock.top - at.top);
-      settle(el, "arrive", (card) => card.classList.remove("arrive"));
-    }
+  // after a draw, a card new to the piles comes off the stock
+  if (count < before.count) for (const [code, el] of now) if (!before.cards.has(code) && el.closest(".stock-card, .waste")) slide(el, before.stock);
 }
 
-// A won game: suits burst from the middle of `host` and fade; gone after two seconds.
 export function celebrate(host) {
   if (still()) return;
   const burst = document.createElement("div");
   burst.className = "celebration";
   burst.setAttribute("aria-hidden", "true");
   for (let i = 0; i < 16; i++) {
-    const suit = document.createElement("span");
+    const suit = burst.appendChild(document.createElement("span"));
     suit.textContent = "♠♥♣♦"[i % 4];
-    const angle = (i / 16) * 2 * Math.PI;
-    offset(suit, Math.cos(angle) * 150, Math.sin(angle) * 120);
-    suit.style.animationDelay = `${(i % 3) * 90}ms`;
-    burst.append(suit);
+    suit.style.cssText = `--dx:${Math.cos(i / 2.55) * 150}px;--dy:${Math.sin(i / 2.55) * 120}px;animation-delay:${(i % 3) * 90}ms`;
   }
   host.append(burst);
   setTimeout(() => burst.remove(), 2200);
