@@ -2,12 +2,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 from django.views.i18n import JavaScriptCatalog, set_language
 
-from . import views
+from . import installable, views
 
 app_name = "frontend"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("manifest.webmanifest", installable.manifest, name="manifest"),
+    path("sw.js", installable.service_worker, name="service-worker"),
+    path("offline/", installable.offline, name="offline"),
     path("signup/", views.signup, name="signup"),
     path("signin/", views.SignIn.as_view(), name="signin"),
     path("signout/", auth_views.LogoutView.as_view(), name="signout"),

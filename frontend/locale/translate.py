@@ -25,6 +25,18 @@ T: dict[str, tuple] = {
     "Pyramid": ("Piramide", "Pirámide"),
     "Card in play from the stock": ("Carta in gioco dal tallone", "Carta en juego del mazo"),
     "Skip to content": ("Vai al contenuto", "Ir al contenido"),
+    "Piramide: the daily pyramid solitaire": ("Piramide: il solitario della piramide del giorno", "Piramide: el solitario de la pirámide del día"),
+    "One pyramid solitaire deal a day, the same for everyone, with a leaderboard.": (
+        "Una smazzata di solitario della piramide al giorno, uguale per tutti, con la classifica.",
+        "Una mano de solitario de la pirámide al día, la misma para todos, con clasificación.",
+    ),
+    "Offline": ("Offline", "Sin conexión"),
+    "You are offline": ("Sei offline", "Estás sin conexión"),
+    "Piramide needs the network to deal and to play. Try again once you are connected.": (
+        "Piramide ha bisogno della rete per dare le carte e per giocare. Riprova quando sei connesso.",
+        "Piramide necesita la red para repartir y para jugar. Vuelve a intentarlo cuando tengas conexión.",
+    ),
+    "Try again": ("Riprova", "Reintentar"),
     "Main": ("Principale", "Principal"),
     "Leaderboards": ("Classifiche", "Clasificaciones"),
     "Race a friend": ("Sfida un amico", "Reta a un amigo"),

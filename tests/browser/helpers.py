@@ -35,9 +35,14 @@ def card(page: Any, ref: str) -> Any:
 
 
 def box(page: Any, ref: str) -> dict[str, float]:
-    """A card's place on screen; the board redraws whole, so ask again if it was mid-redraw."""
+    """A card's place on screen, once at rest (a drawn card slides in for a quarter second, as a
+    player sees it land before aiming at it); the board redraws whole, so ask again if it was
+    mid-redraw."""
     for _ in range(50):
-        found = card(page, ref).bounding_box()
+        target = card(page, ref)
+        if target.count():
+            target.evaluate("el => Promise.all(el.getAnimations().map((a) => a.finished.catch(() => null)))")
+        found = target.bounding_box()
         if found is not None:
             return found
         page.wait_for_timeout(20)
@@ -121,3 +126,20 @@ def past_game(site: Any, username: str, preset: str, seed: int, moves: list[str]
     code = PAST_GAME.format(days_ago=days_ago, preset=preset, seed=seed, moves=moves, username=username)
     out = site.manage("shell", code=code)
     return int(next(line.split()[1] for line in out.splitlines() if line.startswith("GAME ")))
+
+
+PLAY_ON = """
+from accounts.models import User
+from games.models import Game
+from games.services import game_move_make
+player = User.objects.get(username={username!r})
+for move in {moves!r}:
+    game = Game.objects.get(pk={game_id})
+    game_move_make(game_id=game.pk, player=player, move=move, seen=game.move_count)
+"""
+
+
+def play_on(site: Any, username: str, game_id: int, moves: list[str]) -> None:
+    """Moves of the player's game made through the same service a socket or the API calls, as if
+    from another device: for reaching a late position quickly (reload the page after)."""
+    site.manage("shell", code=PLAY_ON.format(username=username, game_id=game_id, moves=moves))

@@ -1,6 +1,7 @@
 // Draws a game's visible() view: the pyramid as overlapping rows, the stock, the card in play
 // from it, the waste.  Every card is a button named for screen readers ("sette di picche, libera").
 import { SUIT_SYMBOLS, cardName, isKing, rankLabel, renderFace } from "./cards.js";
+import { animate, snapshot } from "./motion.js";
 
 const _ = (s) => (window.gettext ? window.gettext(s) : s);
 const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
@@ -68,6 +69,7 @@ export class Board {
 
   render(state, { selected = null, hint = [] } = {}) {
     const focusedRef = document.activeElement && document.activeElement.dataset && document.activeElement.dataset.ref;
+    const before = snapshot(this.root);
     const rows = state.rows.length;
     this.root.style.setProperty("--rows", rows);
     this.pyramid.replaceChildren();
@@ -132,6 +134,7 @@ export class Board {
       if (again) again.focus();
       else this.focusNearest(focusedRef);
     }
+    animate(this.root, before);
   }
 
   cardEl(ref) {

@@ -2,6 +2,7 @@
 import { api } from "./api.js";
 import { Board, moveText } from "./board.js";
 import { Table } from "./game.js";
+import { celebrate } from "./motion.js";
 import { copyText, shareText } from "./share.js";
 import { DailyTransport } from "./transport.js";
 
@@ -48,7 +49,7 @@ function onEvent(message) {
 
 const dialog = document.getElementById("game-over");
 
-async function finished(view) {
+async function finished(view, live = true) {
   const state = view.state;
   const won = view.outcome === "won";
   const endedHere = view.outcome === "resigned" && state.pyramid_clearable === false;
@@ -85,6 +86,7 @@ async function finished(view) {
     button.hidden = button.dataset.action === "result" ? false : button.hidden;
   }
   if (!dialog.open) dialog.showModal();
+  if (won && live) celebrate(dialog);
   if (view.ranked) {
     try {
       const board = await api("GET", `/api/leaderboards/challenges/${config.challenge.id}/?around=me&radius=0`);
@@ -163,7 +165,7 @@ async function showMe(result) {
 // ------------------------------------------------------------ start
 
 table = new Table(root, { game: config.game, transport, onChange: showStatus, onFinished: finished });
-if (table.over) finished(config.game);
+if (table.over) finished(config.game, false);
 
 const undo = root.querySelector("[data-action=undo]");
 if (undo) undo.addEventListener("click", () => table.undo());
