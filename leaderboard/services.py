@@ -21,26 +21,34 @@ if TYPE_CHECKING:
     from games.models import Game
 
 
-def standing_at_write(*, marked: bool, joined: dt.datetime, day_start: dt.datetime) -> tuple[str, str]:
+def standing_at_write(*, marked: bool, joined: dt.datetime, verified: bool, day_start: dt.datetime) -> tuple[str, str]:
     """The standing and reason a score is written with (docs/fairplay.md, *Standing*): excluded for
-    an account staff marked, provisional for one made on the challenge's day or later, else good."""
+    an account staff marked, provisional for one made on the challenge's day or later, then
+    provisional for one whose e-mail address is not verified, else good."""
     if marked:
         return Standing.EXCLUDED, StandingReason.ACCOUNT_MARKED
     if joined >= day_start:
         return Standing.PROVISIONAL, StandingReason.NEW_ACCOUNT
+    if not verified:
+        return Standing.PROVISIONAL, StandingReason.EMAIL_UNVERIFIED
     return Standing.GOOD, StandingReason.NONE
 
+
+#: What "verified" is in SQL, over the player's row ``u`` (``User.email_verified``).
+_UNVERIFIED_SQL = "(u.email_verified_at IS NULL OR u.email = '')"
 
 #: ``standing_at_write`` as SQL, for the statement that ends a game from the server's loop
 #: (games/services.py ``MOVE_END_RANKED_SQL``): over the player's row ``u``, with the challenge
 #: day's start as the one parameter of each expression.
 STANDING_AT_WRITE_SQL = (
     f"CASE WHEN u.marked THEN '{Standing.EXCLUDED.value}' WHEN u.date_joined >= %s "
-    f"THEN '{Standing.PROVISIONAL.value}' ELSE '{Standing.GOOD.value}' END"
+    f"THEN '{Standing.PROVISIONAL.value}' WHEN {_UNVERIFIED_SQL} THEN '{Standing.PROVISIONAL.value}' "
+    f"ELSE '{Standing.GOOD.value}' END"
 )
 STANDING_REASON_AT_WRITE_SQL = (
     f"CASE WHEN u.marked THEN '{StandingReason.ACCOUNT_MARKED.value}' WHEN u.date_joined >= %s "
-    f"THEN '{StandingReason.NEW_ACCOUNT.value}' ELSE '' END"
+    f"THEN '{StandingReason.NEW_ACCOUNT.value}' WHEN {_UNVERIFIED_SQL} "
+    f"THEN '{StandingReason.EMAIL_UNVERIFIED.value}' ELSE '' END"
 )
 
 
@@ -55,9 +63,12 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     from games.selectors import challenge_day_start
 
     challenge = game.challenge
-    player = get_user_model().objects.only("marked", "date_joined").get(pk=game.player_id)
+    player = get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at").get(pk=game.player_id)
     standing, reason = standing_at_write(
-        marked=player.marked, joined=player.date_joined, day_start=challenge_day_start(challenge.date)
+        marked=player.marked,
+        joined=player.date_joined,
+        verified=player.email_verified,
+        day_start=challenge_day_start(challenge.date),
     )
     score = Score.objects.create(
         player_id=game.player_id,
@@ -117,6 +128,22 @@ def scores_standing_set(*, score_ids: list[int], standing: str, reason: str) -> 
 
         later(("standing", tuple(s.pk for s in changed)), replace)
     return len(changed)
+
+
+def scores_email_verified(*, player_id: int) -> int:
+    """The player verified their e-mail address: their scores held provisional for that reason alone
+    rank now, on the days not yet over (a day already over keeps its boards as they were).  Every
+    board they count on follows once the change commits (``scores_standing_set``)."""
+    from games.selectors import local_today
+
+    waiting = Score.objects.filter(
+        player_id=player_id,
+        standing=Standing.PROVISIONAL,
+        standing_reason=StandingReason.EMAIL_UNVERIFIED,
+        challenge__date__gte=local_today(),
+    )
+    ids = list(waiting.values_list("pk", flat=True))
+    return scores_standing_set(score_ids=ids, standing=Standing.GOOD, reason=StandingReason.NONE) if ids else 0
 
 
 def rank_store_copy(score: Score) -> tuple[Hashable, Job]:

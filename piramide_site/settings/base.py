@@ -223,6 +223,11 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else 
 #: Password reset e-mails asked for, per address and per e-mail address (frontend/views.py).
 PASSWORD_RESETS_PER_IP = env("PASSWORD_RESETS_PER_IP", default="10/hour")
 PASSWORD_RESETS_PER_EMAIL = env("PASSWORD_RESETS_PER_EMAIL", default="3/hour")
+#: E-mail verification links (accounts/verification.py): how many may be sent per account and per
+#: address, and how long a link works (seconds).
+EMAIL_VERIFICATIONS_PER_ACCOUNT = env("EMAIL_VERIFICATIONS_PER_ACCOUNT", default="3/hour")
+EMAIL_VERIFICATIONS_PER_EMAIL = env("EMAIL_VERIFICATIONS_PER_EMAIL", default="3/hour")
+EMAIL_VERIFICATION_MAX_AGE = env.int("EMAIL_VERIFICATION_MAX_AGE", default=3 * 24 * 3600)
 #: Sign-in limits (accounts/signin.py): failures of one username from one address (or on one
 #: device it signed in from before) and from one address are refused until the window ends; a
 #: username alone is never refused, only delayed: after SIGNIN_FAILURES_PER_USER, each attempt
