@@ -47,6 +47,7 @@ def email_verification_send(*, user: User, base_url: str) -> Sent:
     before anything is sent, so nobody can fill an inbox through the service.  ``base_url`` is
     the site's scheme and host, as the request saw them.
     """
+    user = User.objects.get(pk=user.pk)  # as stored now, not as the request first read it
     if not user.email:
         raise BadRequest("the account has no e-mail address to verify", reason="no_email")
     if user.email_verified:
