@@ -137,3 +137,21 @@ def test_signing_up_with_an_address_mails_the_link() -> None:
     assert response.status_code == 201 and response.json()["email_verified"] is False
     [sent] = mail.outbox
     assert sent.to == ["lea@example.org"] and "/email/verify/" in sent.body
+
+
+def test_staff_changing_an_address_in_the_admin_unverifies_it() -> None:
+    staff = make_player("root", is_staff=True, is_superuser=True)
+    player = make_player("mia")
+    assert player.email_verified
+    client = Client()
+    client.force_login(staff)
+    form = client.get(f"/admin/accounts/user/{player.pk}/change/")
+    assert form.status_code == 200
+    data = {
+        "username": "mia", "display_name": "Mia", "email": "mia@new.example.org", "is_active": "on",
+        "date_joined_0": player.date_joined.strftime("%Y-%m-%d"), "date_joined_1": player.date_joined.strftime("%H:%M:%S"),
+    }
+    response = client.post(f"/admin/accounts/user/{player.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    player.refresh_from_db()
+    assert player.email == "mia@new.example.org" and player.email_verified_at is None
