@@ -27,7 +27,12 @@ class DisplayNameField:
 
 
 class PlayerChangeForm(DisplayNameField, UserAdmin.form):  # type: ignore[misc,name-defined]
-    pass
+    def clean_email(self) -> str:
+        # a new address (case aside) is unverified, whoever sets it (accounts/verification.py)
+        email: str = self.cleaned_data.get("email") or ""
+        if email.strip().lower() != (self.initial.get("email") or "").strip().lower():
+            self.instance.email_verified_at = None
+        return email
 
 
 class PlayerCreationForm(DisplayNameField, UserAdmin.add_form):  # type: ignore[misc,name-defined]
@@ -38,9 +43,10 @@ class PlayerCreationForm(DisplayNameField, UserAdmin.add_form):  # type: ignore[
 class PlayerAdmin(UserAdmin):
     form = PlayerChangeForm
     add_form = PlayerCreationForm
-    list_display = ("username", "display_name", "email", "is_staff", "date_joined")
+    list_display = ("username", "display_name", "email", "email_verified_at", "is_staff", "date_joined")
     search_fields = ("username", "display_name", "email")
-    fieldsets = (*(UserAdmin.fieldsets or ()), ("Piramide", {"fields": ("display_name",)}))
+    readonly_fields = ("email_verified_at",)
+    fieldsets = (*(UserAdmin.fieldsets or ()), ("Piramide", {"fields": ("display_name", "email_verified_at")}))
     add_fieldsets = (*UserAdmin.add_fieldsets, ("Piramide", {"fields": ("display_name",)}))
 
 

@@ -1,4 +1,5 @@
 """Sign up, sign in, sign out, change password: session cookies, CSRF on each of them.
+The e-mail address and its verification; deleting one's own account.
 Following other players: by display name or share link, the list, stopping, a new link."""
 
 from __future__ import annotations
@@ -14,20 +15,44 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from piramide_site.errors import BadRequest
+from piramide_site.errors import BadRequest, Throttled
 from piramide_site.inputs import StrictSerializer, require_no_body
 
 from . import selectors
 from .backends import refusal_of
 from .models import Follow, User
-from .services import follow_create, follow_delete, user_create, user_follow_token_reset, user_password_change
+from .services import (
+    follow_create,
+    follow_delete,
+    user_create,
+    user_delete,
+    user_follow_token_reset,
+    user_password_change,
+)
+from .verification import email_verification_send, email_verify, user_email_set
 from .signin import Refusal
 
 
 class UserOutputSerializer(serializers.ModelSerializer):
+    email_verified = serializers.BooleanField(read_only=True, help_text="Scores rank only once it is (docs/fairplay.md)")
+
     class Meta:
         model = User
-        fields = ("id", "username", "display_name", "email")
+        fields = ("id", "username", "display_name", "email", "email_verified")
+
+
+def _site_root(request: Request) -> str:
+    return request.build_absolute_uri("/")
+
+
+def _send_quietly(request: Request, user: User) -> bool:
+    """Mail a verification link after the address was set; a limit reached leaves it for later
+    (the player can ask again), so the address itself is saved either way."""
+    try:
+        email_verification_send(user=user, base_url=_site_root(request))
+    except Throttled:
+        return False
+    return True
 
 
 class CsrfApi(APIView):
@@ -56,6 +81,8 @@ class SignUpApi(APIView):
         data.is_valid(raise_exception=True)
         user = user_create(**data.validated_data)
         login(request._request, user, backend="accounts.backends.LockoutModelBackend")
+        if user.email:
+            _send_quietly(request, user)
         return Response(UserOutputSerializer(user).data, status=status.HTTP_201_CREATED)
 
 
@@ -129,6 +156,84 @@ class PasswordChangeApi(APIView):
         data.is_valid(raise_exception=True)
         user = user_password_change(user=request.user, **data.validated_data)
         update_session_auth_hash(request._request, user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class EmailApi(APIView):
+    """My e-mail address: a new one is unverified, and a verification link is mailed to it."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    class EmailInputSerializer(StrictSerializer):
+        email = serializers.EmailField(allow_blank=True, max_length=254)
+
+    class EmailOutputSerializer(UserOutputSerializer):
+        verification_sent = serializers.BooleanField(read_only=True)
+
+        class Meta(UserOutputSerializer.Meta):
+            fields = (*UserOutputSerializer.Meta.fields, "verification_sent")
+
+    @extend_schema(request=EmailInputSerializer, responses=EmailOutputSerializer)
+    def post(self, request: Request) -> Response:
+        """Set (or clear, with "") my address.  ``verification_sent`` is false when the address did
+        not change, is empty, or its verification limit is reached (ask again later)."""
+        data = self.EmailInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = request.user
+        changed = user_email_set(user=user, email=data.validated_data["email"])
+        sent = bool(changed and user.email) and _send_quietly(request, user)
+        body = UserOutputSerializer(user).data
+        return Response({**body, "verification_sent": sent})
+
+
+class EmailVerificationSendApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    @extend_schema(request=None, responses={202: inline_serializer("VerificationSent", {"sent_to": serializers.EmailField()})})
+    def post(self, request: Request) -> Response:
+        """Mail me a new verification link: 400 ``invalid`` with no address or one already verified,
+        429 ``throttled`` (with ``retry_after``) past the limits per account and per address."""
+        require_no_body(request)
+        sent = email_verification_send(user=request.user, base_url=_site_root(request))
+        return Response({"sent_to": sent.email}, status=status.HTTP_202_ACCEPTED)
+
+
+class EmailVerifyApi(APIView):
+    """Follow a verification link's token (the last part of its path), signed in or not."""
+
+    permission_classes = [AllowAny]
+    throttle_scope = "auth"
+
+    class EmailVerifyInputSerializer(StrictSerializer):
+        token = serializers.CharField(max_length=500)
+
+    @extend_schema(request=EmailVerifyInputSerializer, responses=inline_serializer("Verified", {"email_verified": serializers.BooleanField()}))
+    def post(self, request: Request) -> Response:
+        """400 with ``reason`` ``expired``, ``invalid`` or ``address_changed`` (the account's
+        address is no longer the one the link was sent to)."""
+        data = self.EmailVerifyInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = email_verify(token=data.validated_data["token"])
+        return Response({"email_verified": user.email_verified})
+
+
+class AccountDeleteApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    class AccountDeleteInputSerializer(StrictSerializer):
+        password = serializers.CharField(write_only=True, trim_whitespace=False)
+
+    @extend_schema(request=AccountDeleteInputSerializer, responses={204: None})
+    def post(self, request: Request) -> Response:
+        """Delete my account, confirmed with my password, and sign out: my scores leave every board
+        at once, my games stay linked to nobody.  403 ``not_allowed`` for staff accounts."""
+        data = self.AccountDeleteInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user_delete(user=request.user, password=data.validated_data["password"])
+        logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -39,11 +39,19 @@ class User(AbstractUser):
     #: Made by "Play" for a visitor without an account (accounts.services.guest_create): no
     #: password, its scores never rank, and signing up or in claims its games (docs/fairplay.md).
     guest = models.BooleanField(default=False, db_default=False)
+    #: When the player followed the verification link for their current ``email`` (accounts/email.py);
+    #: None when unverified, and set back to None whenever the address changes.  Fair play reads
+    #: it: an unverified account's scores are provisional (docs/fairplay.md, *Standing*).
+    email_verified_at = models.DateTimeField(null=True, blank=True)
 
     objects = PlayerManager()
 
     def __str__(self) -> str:
         return self.display_name or self.username
+
+    @property
+    def email_verified(self) -> bool:
+        return bool(self.email) and self.email_verified_at is not None
 
 
 class Follow(models.Model):

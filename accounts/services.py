@@ -168,3 +168,39 @@ def user_follow_token_reset(*, user: User) -> User:
         locked.save(update_fields=["follow_token"])
     user.follow_token = locked.follow_token
     return locked
+
+
+def user_delete(*, user: User, password: str) -> int:
+    """Delete one's own account, confirmed with its password.  Staff accounts cannot.
+
+    Its scores leave every board at once (Postgres here; the rank store's sorted sets once the
+    deletion commits); its games stay, for the day's statistics, linked to nobody (no player, no
+    address, no device); its follows both ways, race entries and sessions go with the account.
+    Locks the user row and the rows of its scores.  Returns how many scores left the boards.
+    """
+    from games.models import Game
+    from leaderboard.boards import Board, boards_of
+    from leaderboard.models import Score
+    from leaderboard.ranks import rank_store
+    from piramide_site.after_commit import later
+
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        if locked.is_staff or locked.is_superuser:
+            raise NotAllowed("staff accounts cannot be deleted from here: ask another administrator")
+        if not password or not locked.check_password(password):
+            raise BadRequest("the password is wrong: the account was not deleted")
+        scores = list(Score.objects.select_for_update().filter(player_id=locked.pk))
+        boards: set[Board] = {board for score in scores for board in boards_of(score)}
+        Score.objects.filter(pk__in=[s.pk for s in scores]).delete()
+        Game.objects.filter(player_id=locked.pk).update(player=None, start_address=None, start_device="")
+        player_id = locked.pk
+        locked.delete()
+
+        def boards_follow() -> None:
+            store = rank_store()
+            for board in boards:
+                store.entries_replaced(board, [player_id])
+
+        later(("account-deleted", player_id), boards_follow)
+    return len(scores)

@@ -103,15 +103,27 @@ class LockSaid:
         return super().get_invalid_login_error()  # type: ignore[misc]
 
 
-class EmailForm(forms.ModelForm):
-    """A player's e-mail address, where a password reset is sent."""
+class EmailForm(forms.Form):
+    """A player's e-mail address, where a password reset and the verification link are sent."""
 
-    class Meta:
-        model = get_user_model()
-        fields = ("email",)
-        labels = {"email": _("E-mail")}
-        help_texts = {"email": _("A password reset link is sent here. Leave it empty and a forgotten password cannot be recovered.")}
-        widgets = {"email": forms.EmailInput(attrs={"autocomplete": "email"})}
+    email = forms.EmailField(
+        required=False,
+        max_length=get_user_model()._meta.get_field("email").max_length,
+        label=_("E-mail"),
+        help_text=_(
+            "A password reset link is sent here, and a link to verify it: your scores rank once it is "
+            "verified. Leave it empty and a forgotten password cannot be recovered."
+        ),
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+
+class AccountDeleteForm(forms.Form):
+    """Deleting one's own account, confirmed with the password."""
+
+    password = forms.CharField(
+        label=_("Your password"), strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "current-password"})
+    )
 
 
 class SignInForm(LockSaid, AuthenticationForm):

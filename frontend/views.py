@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -23,7 +23,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts import selectors as account_selectors
-from accounts.services import follow_create, follow_delete, guest_create, guest_sign_up, user_create, user_follow_token_reset
+from accounts.services import follow_create, follow_delete, guest_create, guest_sign_up, user_create, user_delete, user_follow_token_reset
+from accounts.verification import email_verification_send, email_verify, user_email_set
 from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import PRESETS
@@ -36,7 +37,7 @@ from piramide_site.errors import ServiceError, Throttled
 from piramide_site.throttles import client_address
 
 from . import selectors
-from .forms import EmailForm, SignInForm, SignUpForm, display_name_taken_message
+from .forms import AccountDeleteForm, EmailForm, SignInForm, SignUpForm, display_name_taken_message
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -100,6 +101,8 @@ def signup(request: HttpRequest) -> HttpResponse:
             login(request, user, backend=BACKEND)
             if guest:
                 _claimed(request, user, user)
+            if user.email:
+                _verification_send(request, user)
             return redirect(_next_or(request, reverse("frontend:home")))
     return render(request, "frontend/signup.html", {"form": form, "guest": guest})
 
@@ -161,13 +164,105 @@ class PasswordResetRequest(auth_views.PasswordResetView):
 
 @player_required
 def email_change(request: HttpRequest) -> HttpResponse:
-    """The address a password reset is sent to; empty leaves the account without recovery."""
-    form = EmailForm(request.POST or None, instance=request.user)
+    """The address a password reset and the verification link are sent to; a new one is
+    unverified until its link is followed; empty leaves the account without recovery."""
+    form = EmailForm(request.POST or None, initial={"email": request.user.email})
     if request.method == "POST" and form.is_valid():
-        form.save()
+        changed = user_email_set(user=request.user, email=form.cleaned_data["email"])
         messages.success(request, _("Your e-mail address is saved."))
+        if changed and request.user.email:
+            _verification_send(request, request.user)
         return redirect("frontend:profile")
     return render(request, "frontend/form.html", {"form": form, "title": _("E-mail for account recovery")})
+
+
+def _site_root(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/")
+
+
+def _verification_send(request: HttpRequest, user: Any) -> bool:
+    """Mail a verification link and say so, or say why not, in the player's language."""
+    try:
+        sent = email_verification_send(user=user, base_url=_site_root(request))
+    except Throttled as error:
+        minutes = max(1, math.ceil(float(error.extra.get("retry_after", 60)) / 60))
+        messages.error(
+            request,
+            ngettext(
+                "Too many verification e-mails asked for: try again in %(minutes)s minute.",
+                "Too many verification e-mails asked for: try again in %(minutes)s minutes.",
+                minutes,
+            )
+            % {"minutes": minutes},
+        )
+        return False
+    except ServiceError as error:
+        if error.extra.get("reason") == "already_verified":
+            messages.info(request, _("Your e-mail address is already verified."))
+        else:
+            messages.error(request, _("Your account has no e-mail address to verify: add one first."))
+        return False
+    messages.info(
+        request,
+        _("We sent a verification link to %(email)s: open it to verify the address.") % {"email": sent.email},
+    )
+    return True
+
+
+@require_POST
+@player_required
+def email_verification_resend(request: HttpRequest) -> HttpResponse:
+    _verification_send(request, request.user)
+    return redirect(reverse("frontend:profile") + "#account")
+
+
+def email_verify_page(request: HttpRequest, token: str) -> HttpResponse:
+    """Where a verification link lands: a GET only shows a button (mail scanners open links), the
+    POST verifies."""
+    if request.method != "POST":
+        return render(request, "frontend/email_verify.html", {"token": token})
+    try:
+        email_verify(token=token)
+    except ServiceError as error:
+        texts = {
+            "expired": _("This verification link has expired: ask for a new one from your profile."),
+            "address_changed": _(
+                "This link was sent to an address your account no longer has: ask for a new one from your profile."
+            ),
+        }
+        message = texts.get(str(error.extra.get("reason")), _("This verification link is not valid."))
+        return render(request, "frontend/refused.html", {"message": message}, status=error.status_code)
+    messages.success(request, _("Your e-mail address is verified: your scores rank on the boards."))
+    return redirect(reverse("frontend:profile") + "#account" if request.user.is_authenticated else "frontend:home")
+
+
+@player_required
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Delete one's own account, confirmed with the password; staff accounts cannot."""
+    if request.user.is_staff or request.user.is_superuser:
+        message = _("Staff accounts cannot be deleted from here: ask another administrator.")
+        return render(request, "frontend/refused.html", {"message": message}, status=403)
+    form = AccountDeleteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user_delete(user=request.user, password=form.cleaned_data["password"])
+        except ServiceError:
+            form.add_error("password", _("The password is wrong: your account was not deleted."))
+        else:
+            logout(request)
+            messages.success(request, _("Your account is deleted. Your scores have left the boards."))
+            return redirect("frontend:home")
+    context = {
+        "form": form,
+        "title": _("Delete your account"),
+        "warning": _(
+            "Your scores leave every board, your games stay in the day's statistics with no name, and "
+            "whom you follow and who follows you are forgotten. This cannot be undone."
+        ),
+        "submit": _("Delete my account"),
+        "danger": True,
+    }
+    return render(request, "frontend/form.html", context)
 
 
 # ----------------------------------------------------------------- play

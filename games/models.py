@@ -131,7 +131,9 @@ class Game(models.Model):
         RESIGNED = "resigned"
 
     challenge = models.ForeignKey(DailyChallenge, on_delete=models.PROTECT, related_name="games")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games")
+    #: None once its player deleted their account: the game stays, for the day's statistics and
+    #: fair play's population, linked to nobody (accounts.services.user_delete).
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="games")
     ranked = models.BooleanField()
     outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.IN_PROGRESS)
     #: How many moves the log holds; the number a client must send back with its next move.

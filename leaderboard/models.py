@@ -11,8 +11,9 @@ class Standing(models.TextChoices):
     default views; the player always sees their own, with its standing and why."""
 
     GOOD = "good"
-    #: The account was made on the challenge's day or later, or is a guest's: its scores of that
-    #: day do not rank.
+    #: A guest's score, or the account was made on the challenge's day or later, or its e-mail
+    #: address is not verified: the score does not rank (verifying ranks the scores of days not
+    #: yet over).
     PROVISIONAL = "provisional"
     #: The fair-play signals sent it to the staff queue; it ranks again if cleared.
     REVIEW = "review"
@@ -24,6 +25,7 @@ class StandingReason(models.TextChoices):
     NONE = "", "none"
     NEW_ACCOUNT = "new_account", "the account is younger than the challenge"
     GUEST = "guest", "played as a guest, not yet kept by signing up or in"
+    EMAIL_UNVERIFIED = "email_unverified", "the account's e-mail address is not verified"
     SIGNALS = "signals", "the fair-play signals sent it to review"
     CLEARED = "cleared", "cleared by staff after review"
     EXCLUDED = "excluded", "excluded by staff"
@@ -41,8 +43,8 @@ class Score(models.Model):
     moves = models.PositiveIntegerField()
     won = models.BooleanField()
     finished_at = models.DateTimeField()
-    #: Set when the score is written (``provisional`` for an account younger than the challenge,
-    #: ``excluded`` for an account staff marked, else ``good``), then by fair play and by staff.
+    #: Set when the score is written (``provisional`` for an account younger than the challenge or
+    #: with no verified e-mail address, ``excluded`` for an account staff marked, else ``good``), then by fair play and by staff.
     standing = models.CharField(max_length=12, choices=Standing.choices, default=Standing.GOOD, db_default=Standing.GOOD)
     standing_reason = models.CharField(max_length=16, choices=StandingReason.choices, blank=True, default="", db_default="")
 

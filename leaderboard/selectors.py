@@ -51,6 +51,10 @@ def standing_text(standing: str, reason: str) -> str:
             "Provisional: your account was made on the day of this challenge, so this score does not "
             "rank. Your scores rank from your account's first full day."
         ),
+        StandingReason.EMAIL_UNVERIFIED: _(
+            "Provisional: your e-mail address is not verified, so this score does not rank. Verify it "
+            "from your profile: your scores of days not yet over then rank at once."
+        ),
         StandingReason.SIGNALS: _(
             "In review: our fair-play checks asked staff to look at this game. It ranks as soon as "
             "they clear it."

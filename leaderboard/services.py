@@ -21,29 +21,38 @@ if TYPE_CHECKING:
     from games.models import Game
 
 
-def standing_at_write(*, marked: bool, joined: dt.datetime, day_start: dt.datetime, guest: bool = False) -> tuple[str, str]:
+def standing_at_write(
+    *, marked: bool, joined: dt.datetime, verified: bool, day_start: dt.datetime, guest: bool = False
+) -> tuple[str, str]:
     """The standing and reason a score is written with (docs/fairplay.md, *Standing*): excluded for
-    an account staff marked, provisional for a guest's or for an account made on the challenge's
-    day or later, else good."""
+    an account staff marked, provisional for a guest's, for one made on the challenge's day or
+    later, then for one whose e-mail address is not verified, else good."""
     if marked:
         return Standing.EXCLUDED, StandingReason.ACCOUNT_MARKED
     if guest:
         return Standing.PROVISIONAL, StandingReason.GUEST
     if joined >= day_start:
         return Standing.PROVISIONAL, StandingReason.NEW_ACCOUNT
+    if not verified:
+        return Standing.PROVISIONAL, StandingReason.EMAIL_UNVERIFIED
     return Standing.GOOD, StandingReason.NONE
 
+
+#: What "verified" is in SQL, over the player's row ``u`` (``User.email_verified``).
+_UNVERIFIED_SQL = "(u.email_verified_at IS NULL OR u.email = '')"
 
 #: ``standing_at_write`` as SQL, for the statement that ends a game from the server's loop
 #: (games/services.py ``MOVE_END_RANKED_SQL``): over the player's row ``u``, with the challenge
 #: day's start as the one parameter of each expression.
 STANDING_AT_WRITE_SQL = (
     f"CASE WHEN u.marked THEN '{Standing.EXCLUDED.value}' WHEN u.guest THEN '{Standing.PROVISIONAL.value}' "
-    f"WHEN u.date_joined >= %s THEN '{Standing.PROVISIONAL.value}' ELSE '{Standing.GOOD.value}' END"
+    f"WHEN u.date_joined >= %s THEN '{Standing.PROVISIONAL.value}' WHEN {_UNVERIFIED_SQL} THEN '{Standing.PROVISIONAL.value}' "
+    f"ELSE '{Standing.GOOD.value}' END"
 )
 STANDING_REASON_AT_WRITE_SQL = (
     f"CASE WHEN u.marked THEN '{StandingReason.ACCOUNT_MARKED.value}' WHEN u.guest THEN '{StandingReason.GUEST.value}' "
-    f"WHEN u.date_joined >= %s THEN '{StandingReason.NEW_ACCOUNT.value}' ELSE '' END"
+    f"WHEN u.date_joined >= %s THEN '{StandingReason.NEW_ACCOUNT.value}' WHEN {_UNVERIFIED_SQL} "
+    f"THEN '{StandingReason.EMAIL_UNVERIFIED.value}' ELSE '' END"
 )
 
 
@@ -58,9 +67,13 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     from games.selectors import challenge_day_start
 
     challenge = game.challenge
-    player = get_user_model().objects.only("marked", "date_joined", "guest").get(pk=game.player_id)
+    player = get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at", "guest").get(pk=game.player_id)
     standing, reason = standing_at_write(
-        marked=player.marked, joined=player.date_joined, day_start=challenge_day_start(challenge.date), guest=player.guest
+        marked=player.marked,
+        joined=player.date_joined,
+        verified=player.email_verified,
+        day_start=challenge_day_start(challenge.date),
+        guest=player.guest,
     )
     score = Score.objects.create(
         player_id=game.player_id,
@@ -132,7 +145,7 @@ def scores_claim(*, score_ids: list[int], player_id: int) -> int:
     """
     from games.selectors import challenge_day_start
 
-    player = get_user_model().objects.only("marked", "date_joined", "guest").get(pk=player_id)
+    player = get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at", "guest").get(pk=player_id)
     with transaction.atomic():
         scores = list(Score.objects.select_for_update().select_related("challenge").filter(pk__in=score_ids).order_by("pk"))
         players: dict[Board, set[int]] = {}
@@ -143,6 +156,7 @@ def scores_claim(*, score_ids: list[int], player_id: int) -> int:
                 score.standing, score.standing_reason = standing_at_write(
                     marked=player.marked,
                     joined=player.date_joined,
+                    verified=player.email_verified,
                     day_start=challenge_day_start(score.challenge.date),
                     guest=player.guest,
                 )
@@ -159,6 +173,22 @@ def scores_claim(*, score_ids: list[int], player_id: int) -> int:
             for key, job in score_written_jobs(score)[1:]:  # the boards are replaced above
                 later(key, job)
     return len(scores)
+
+
+def scores_email_verified(*, player_id: int) -> int:
+    """The player verified their e-mail address: their scores held provisional for that reason alone
+    rank now, on the days not yet over (a day already over keeps its boards as they were).  Every
+    board they count on follows once the change commits (``scores_standing_set``)."""
+    from games.selectors import local_today
+
+    waiting = Score.objects.filter(
+        player_id=player_id,
+        standing=Standing.PROVISIONAL,
+        standing_reason=StandingReason.EMAIL_UNVERIFIED,
+        challenge__date__gte=local_today(),
+    )
+    ids = list(waiting.values_list("pk", flat=True))
+    return scores_standing_set(score_ids=ids, standing=Standing.GOOD, reason=StandingReason.NONE) if ids else 0
 
 
 def rank_store_copy(score: Score) -> tuple[Hashable, Job]:

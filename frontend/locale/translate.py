@@ -647,6 +647,81 @@ T: dict[str, tuple] = {
         "Questo nome visualizzato sembra uguale a “%(name)s”, che è di un altro giocatore.",
         "Este nombre visible parece igual a “%(name)s”, que ya tiene otro jugador.",
     ),
+    # e-mail verification and deleting one's account
+    "Provisional: your e-mail address is not verified, so this score does not rank. Verify it from your profile: your scores of days not yet over then rank at once.": (
+        "Provvisorio: il tuo indirizzo e-mail non è verificato, quindi questo punteggio non è in classifica. Verificalo dal tuo profilo: i tuoi punteggi dei giorni non ancora finiti entreranno subito in classifica.",
+        "Provisional: tu dirección de correo no está verificada, así que esta puntuación no entra en la clasificación. Verifícala desde tu perfil: tus puntuaciones de los días aún no terminados entrarán enseguida.",
+    ),
+    "Hello %(name)s,\n\nopen this link to verify the e-mail address of your Piramide account. Your scores rank on the boards once it is verified:": (
+        "Ciao %(name)s,\n\napri questo link per verificare l'indirizzo e-mail del tuo account Piramide. I tuoi punteggi entrano in classifica quando è verificato:",
+        "Hola %(name)s:\n\nabre este enlace para verificar la dirección de correo de tu cuenta de Piramide. Tus puntuaciones entran en las clasificaciones cuando esté verificada:",
+    ),
+    "The link works for %(days)s day, for this address only. If you did not ask, do nothing.": (
+        ("Il link funziona per %(days)s giorno, solo per questo indirizzo. Se non l'hai chiesto tu, non fare nulla.", "Il link funziona per %(days)s giorni, solo per questo indirizzo. Se non l'hai chiesto tu, non fare nulla."),
+        ("El enlace funciona durante %(days)s día, solo para esta dirección. Si no lo has pedido, no hagas nada.", "El enlace funciona durante %(days)s días, solo para esta dirección. Si no lo has pedido, no hagas nada."),
+    ),
+    "Piramide: verify your e-mail address": ("Piramide: verifica il tuo indirizzo e-mail", "Piramide: verifica tu dirección de correo"),
+    "Verify your e-mail address": ("Verifica il tuo indirizzo e-mail", "Verifica tu dirección de correo"),
+    "Verify this address": ("Verifica questo indirizzo", "Verificar esta dirección"),
+    "verified": ("verificato", "verificada"),
+    "not verified: your scores do not rank until it is": (
+        "non verificato: i tuoi punteggi non entrano in classifica finché non lo è",
+        "sin verificar: tus puntuaciones no entran en la clasificación hasta que lo esté",
+    ),
+    "none: a forgotten password cannot be recovered, and your scores do not rank": (
+        "nessuno: una password dimenticata non si può recuperare, e i tuoi punteggi non entrano in classifica",
+        "ninguno: una contraseña olvidada no se puede recuperar, y tus puntuaciones no entran en la clasificación",
+    ),
+    "Send the verification link again": ("Invia di nuovo il link di verifica", "Enviar de nuevo el enlace de verificación"),
+    "Your account has no e-mail address to verify: add one first.": (
+        "Il tuo account non ha un indirizzo e-mail da verificare: aggiungine uno prima.",
+        "Tu cuenta no tiene una dirección de correo que verificar: añade una primero.",
+    ),
+    "We sent a verification link to %(email)s: open it to verify the address.": (
+        "Abbiamo inviato un link di verifica a %(email)s: aprilo per verificare l'indirizzo.",
+        "Hemos enviado un enlace de verificación a %(email)s: ábrelo para verificar la dirección.",
+    ),
+    "This verification link has expired: ask for a new one from your profile.": (
+        "Questo link di verifica è scaduto: chiedine uno nuovo dal tuo profilo.",
+        "Este enlace de verificación ha caducado: pide uno nuevo desde tu perfil.",
+    ),
+    "This link was sent to an address your account no longer has: ask for a new one from your profile.": (
+        "Questo link è stato inviato a un indirizzo che il tuo account non ha più: chiedine uno nuovo dal tuo profilo.",
+        "Este enlace se envió a una dirección que tu cuenta ya no tiene: pide uno nuevo desde tu perfil.",
+    ),
+    "This verification link is not valid.": ("Questo link di verifica non è valido.", "Este enlace de verificación no es válido."),
+    "Too many verification e-mails asked for: try again in %(minutes)s minute.": (
+        ("Troppe e-mail di verifica richieste: riprova tra %(minutes)s minuto.", "Troppe e-mail di verifica richieste: riprova tra %(minutes)s minuti."),
+        ("Demasiados correos de verificación pedidos: vuelve a intentarlo en %(minutes)s minuto.", "Demasiados correos de verificación pedidos: vuelve a intentarlo en %(minutes)s minutos."),
+    ),
+    "Your e-mail address is already verified.": ("Il tuo indirizzo e-mail è già verificato.", "Tu dirección de correo ya está verificada."),
+    "Your e-mail address is verified: your scores rank on the boards.": (
+        "Il tuo indirizzo e-mail è verificato: i tuoi punteggi entrano in classifica.",
+        "Tu dirección de correo está verificada: tus puntuaciones entran en las clasificaciones.",
+    ),
+    "A password reset link is sent here, and a link to verify it: your scores rank once it is verified. Leave it empty and a forgotten password cannot be recovered.": (
+        "Qui arriva il link per reimpostare la password, e un link per verificare l'indirizzo: i tuoi punteggi entrano in classifica quando è verificato. Lascialo vuoto e una password dimenticata non si potrà recuperare.",
+        "Aquí llega el enlace para restablecer la contraseña, y un enlace para verificar la dirección: tus puntuaciones entran en la clasificación cuando esté verificada. Déjalo vacío y una contraseña olvidada no se podrá recuperar.",
+    ),
+    "Your password": ("La tua password", "Tu contraseña"),
+    "Delete your account": ("Elimina il tuo account", "Eliminar tu cuenta"),
+    "Delete my account": ("Elimina il mio account", "Eliminar mi cuenta"),
+    "Staff accounts cannot be deleted from here: ask another administrator.": (
+        "Gli account dello staff non si eliminano da qui: chiedi a un altro amministratore.",
+        "Las cuentas del personal no se eliminan desde aquí: pídeselo a otro administrador.",
+    ),
+    "The password is wrong: your account was not deleted.": (
+        "La password è sbagliata: il tuo account non è stato eliminato.",
+        "La contraseña no es correcta: tu cuenta no se ha eliminado.",
+    ),
+    "Your account is deleted. Your scores have left the boards.": (
+        "Il tuo account è eliminato. I tuoi punteggi hanno lasciato le classifiche.",
+        "Tu cuenta está eliminada. Tus puntuaciones han salido de las clasificaciones.",
+    ),
+    "Your scores leave every board, your games stay in the day's statistics with no name, and whom you follow and who follows you are forgotten. This cannot be undone.": (
+        "I tuoi punteggi lasciano ogni classifica, le tue partite restano nelle statistiche del giorno senza nome, e chi segui e chi ti segue vengono dimenticati. Non si può annullare.",
+        "Tus puntuaciones salen de todas las clasificaciones, tus partidas quedan en las estadísticas del día sin nombre, y a quién sigues y quién te sigue se olvidan. No se puede deshacer.",
+    ),
 }
 
 ENTRY = re.compile(r'((?:#.*\n)*)msgid ((?:".*"\n)+)(?:msgid_plural ((?:".*"\n)+))?((?:msgstr.*\n(?:".*"\n)*)+)')

@@ -227,6 +227,11 @@ PASSWORD_RESETS_PER_EMAIL = env("PASSWORD_RESETS_PER_EMAIL", default="3/hour")
 #: Guest accounts made per address (accounts.services.guest_create): a school behind one address
 #: gets a class's worth an hour; a script making fresh looks at the deal does not get more.
 GUESTS_PER_IP = env("GUESTS_PER_IP", default="30/hour")
+#: E-mail verification links (accounts/verification.py): how many may be sent per account and per
+#: address, and how long a link works (seconds).
+EMAIL_VERIFICATIONS_PER_ACCOUNT = env("EMAIL_VERIFICATIONS_PER_ACCOUNT", default="3/hour")
+EMAIL_VERIFICATIONS_PER_EMAIL = env("EMAIL_VERIFICATIONS_PER_EMAIL", default="3/hour")
+EMAIL_VERIFICATION_MAX_AGE = env.int("EMAIL_VERIFICATION_MAX_AGE", default=3 * 24 * 3600)
 #: Sign-in limits (accounts/signin.py): failures of one username from one address (or on one
 #: device it signed in from before) and from one address are refused until the window ends; a
 #: username alone is never refused, only delayed: after SIGNIN_FAILURES_PER_USER, each attempt

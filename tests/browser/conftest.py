@@ -67,6 +67,8 @@ class Site:
         self.url = url
         self.env = env
         self.challenges: dict[str, int] = {}
+        #: The server's output: the console e-mail back end (the embedded default) prints mail here.
+        self.log: Path | None = None
 
     def manage(self, *args: str, code: str | None = None) -> str:
         command = [sys.executable, "manage.py", *args]
@@ -98,6 +100,7 @@ def running_site(work: Path) -> Iterator[Site]:
             _, preset, pk, *_rest = line.split()
             site.challenges[preset] = int(pk)
     log = open(work / "server.log", "w")
+    site.log = work / "server.log"
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "piramide_site.asgi:application", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,

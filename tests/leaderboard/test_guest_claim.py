@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import guest_create, guest_sign_up
+from accounts.verification import email_verify, verification_token
 from games import positions
 from games.models import Game
 from games.selectors import challenge_day_start
@@ -65,7 +66,10 @@ def test_the_sql_standing_of_the_loop_path_agrees_with_the_python_one(marked: bo
             [day_start, day_start, player.pk],
         )
         in_sql = tuple(cursor.fetchone())
-    assert in_sql == standing_at_write(marked=marked, joined=player.date_joined, day_start=day_start, guest=guest)
+    expected = standing_at_write(
+        marked=marked, joined=player.date_joined, verified=player.email_verified, day_start=day_start, guest=guest
+    )
+    assert in_sql == expected
 
 
 def test_signing_in_moves_the_guest_game_to_an_established_account_where_it_ranks(store: Any) -> None:
@@ -102,8 +106,10 @@ def test_a_guest_made_before_the_day_that_signs_up_ranks_like_any_account_of_tha
     User.objects.filter(pk=guest.pk).update(date_joined=challenge_day_start(challenge.date) - dt.timedelta(minutes=5))
     guest.refresh_from_db()
     game = finish(challenge, guest)
-    user = guest_sign_up(guest=guest, username="owl", password="a-long-pass-phrase-42")
+    user = guest_sign_up(guest=guest, username="owl", password="a-long-pass-phrase-42", email="owl@example.org")
     guest_games_claim(guest=user, player=user)
+    assert Score.objects.get(game=game).standing_reason == "email_unverified"  # an account of that age, unverified
+    email_verify(token=verification_token(user))
     assert Score.objects.get(game=game).standing == "good"
     assert names_on(Board.for_challenge(challenge.pk)) == ["owl"]  # the username, no display name given
 

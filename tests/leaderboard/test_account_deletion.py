@@ -1,0 +1,94 @@
+"""Deleting one's own account (accounts.services.user_delete): its scores leave every board at once,
+Redis sorted sets included; its games stay, linked to nobody; its follows and session end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from accounts.models import Follow, User
+from games.models import Game
+from leaderboard.boards import Board
+from leaderboard.models import Score
+from leaderboard.selectors import leaderboard_page
+from tests.factories import make_challenge, make_player
+
+from .conftest import add_score
+
+pytestmark = pytest.mark.django_db(transaction=True)
+PASSWORD = "a-long-pass-phrase-42"
+
+
+def names_on(board: Board) -> list[str]:
+    return [e["display_name"] for e in leaderboard_page(board=board)["entries"]]
+
+
+@pytest.fixture
+def day(store: Any) -> dict[str, Any]:
+    challenge = make_challenge()
+    leaving = make_player("leaving", display_name="Leaving")
+    staying = make_player("staying", display_name="Staying")
+    add_score(challenge, leaving, 900, 40)
+    add_score(challenge, staying, 500, 40)
+    Game.objects.filter(player=leaving).update(start_address="203.0.113.9", start_device="dev-leaving")
+    Follow.objects.create(follower=leaving, followed=staying)
+    Follow.objects.create(follower=staying, followed=leaving)
+    boards = [Board.for_challenge(challenge.pk), Board.for_week("classic", challenge.date), Board.all_time("classic")]
+    for board in boards:
+        assert names_on(board) == ["Leaving", "Staying"]  # built now, so the deletion must take the entry off
+    return {"challenge": challenge, "leaving": leaving, "staying": staying, "boards": boards}
+
+
+def test_deleting_over_the_api_takes_the_scores_off_every_board_anonymises_the_games_and_ends_the_session(day: dict[str, Any]) -> None:
+    leaving = day["leaving"]
+    api = APIClient()
+    api.login(username="leaving", password=PASSWORD)
+    game_ids = list(Game.objects.filter(player=leaving).values_list("pk", flat=True))
+    assert api.post("/api/auth/delete/", {"password": PASSWORD}, format="json").status_code == 204
+    for board in day["boards"]:
+        assert names_on(board) == ["Staying"], board.key
+        assert leaderboard_page(board=board)["total"] == 1
+    assert not User.objects.filter(pk=leaving.pk).exists() and not Score.objects.filter(player_id=leaving.pk).exists()
+    kept = list(Game.objects.filter(pk__in=game_ids).values("player_id", "start_address", "start_device", "score"))
+    assert kept == [{"player_id": None, "start_address": None, "start_device": "", "score": 900}], "kept, linked to nobody"
+    assert not Follow.objects.exists()
+    assert api.get("/api/follows/").status_code in (401, 403), "the session is over"
+
+
+def test_a_wrong_password_deletes_nothing(day: dict[str, Any]) -> None:
+    api = APIClient()
+    api.force_authenticate(day["leaving"])
+    refused = api.post("/api/auth/delete/", {"password": "not-it"}, format="json")
+    assert refused.status_code == 400 and "password is wrong" in refused.json()["message"]
+    assert api.post("/api/auth/delete/", {}, format="json").status_code == 400
+    assert User.objects.filter(pk=day["leaving"].pk).exists()
+    assert names_on(day["boards"][0]) == ["Leaving", "Staying"]
+
+
+def test_staff_cannot_delete_themselves(store: Any) -> None:
+    staff = make_player("boss", is_staff=True)
+    api = APIClient()
+    api.force_authenticate(staff)
+    refused = api.post("/api/auth/delete/", {"password": PASSWORD}, format="json")
+    assert refused.status_code == 403 and refused.json()["error"] == "not_allowed"
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(staff)
+    assert client.get("/profile/delete/").status_code == 403
+    assert "Delete your account" not in client.get("/profile/").content.decode()
+    assert User.objects.filter(pk=staff.pk).exists()
+
+
+def test_the_profile_page_deletes_the_account_with_the_password_and_signs_out(day: dict[str, Any]) -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(day["leaving"])
+    assert "/profile/delete/" in client.get("/profile/").content.decode()
+    wrong = client.post("/profile/delete/", {"password": "not-it"})
+    assert wrong.status_code == 200 and "The password is wrong" in wrong.content.decode()
+    done = client.post("/profile/delete/", {"password": PASSWORD}, follow=True)
+    assert "Your account is deleted" in done.content.decode()
+    assert client.get("/profile/").status_code == 302
+    for board in day["boards"]:
+        assert names_on(board) == ["Staying"], board.key
