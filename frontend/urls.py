@@ -8,6 +8,8 @@ app_name = "frontend"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("rules/<str:preset>/", views.rules_page, name="rules"),
+    path("calendar/", views.program_calendar, name="calendar"),
     path("signup/", views.signup, name="signup"),
     path("signin/", views.SignIn.as_view(), name="signin"),
     path("signout/", auth_views.LogoutView.as_view(), name="signout"),
