@@ -52,6 +52,19 @@ def test_the_fill_makes_the_missing_days_unless_another_process_is_filling(setti
     assert "2 challenge(s) created" in out.getvalue()
 
 
+@pytest.mark.django_db
+def test_the_fill_makes_each_days_whole_program_variant_of_the_day_included(settings: Any) -> None:
+    today = local_today()
+    settings.PIRAMIDE_DAILY_PRESETS = ["classic"]
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian", "forty-open"]
+    settings.PIRAMIDE_ROTATION_START = today
+    call_command("program_fill", "--days", "2", stdout=io.StringIO())
+    tomorrow = today + dt.timedelta(days=1)
+    assert set(DailyChallenge.objects.values_list("date", "preset")) == {
+        (today, "classic"), (today, "egyptian"), (tomorrow, "classic"), (tomorrow, "forty-open")
+    }
+
+
 def test_a_server_started_on_an_empty_program_fills_today_and_tomorrow_and_stops_cleanly(tmp_path: Path) -> None:
     """Real uvicorn on the embedded default: no beat, no worker, nobody scheduling anything."""
     database = tmp_path / "db.sqlite3"
