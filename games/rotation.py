@@ -5,8 +5,10 @@ can compute what is coming (docs/operations.md, "The daily program")."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from django.conf import settings
+from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
 from games.engine import PRESETS
@@ -38,7 +40,8 @@ def variant_of_the_day(date: dt.date) -> str | None:
     rotation = rotation_presets()
     if not rotation:
         return None
-    return rotation[(date - settings.PIRAMIDE_ROTATION_START).days % len(rotation)]
+    start: dt.date = settings.PIRAMIDE_ROTATION_START
+    return rotation[(date - start).days % len(rotation)]
 
 
 def presets_on(date: dt.date) -> list[str]:
@@ -50,3 +53,13 @@ def presets_on(date: dt.date) -> list[str]:
 def program(*, start: dt.date, days: int) -> list[tuple[dt.date, list[str]]]:
     """The program of ``days`` days from ``start``: each date with its presets."""
     return [(start + dt.timedelta(days=offset), presets_on(start + dt.timedelta(days=offset))) for offset in range(days)]
+
+
+def check_rotation(**kwargs: Any) -> list[checks.CheckMessage]:
+    """A system check: a rotation naming an unknown or a daily preset is reported by ``manage.py
+    check`` and stops ``migrate`` (the one-shot step of every deployment), before a page reads it."""
+    try:
+        rotation_presets()
+    except ImproperlyConfigured as error:
+        return [checks.Error(str(error), id="games.E001")]
+    return []

@@ -63,3 +63,14 @@ def test_a_rotation_naming_a_wrong_preset_is_refused(settings: Any, rotation: li
     settings.PIRAMIDE_ROTATION_PRESETS = rotation
     with pytest.raises(ImproperlyConfigured, match=complaint):
         variant_of_the_day(START)
+
+
+def test_the_system_check_reports_a_wrong_rotation_and_passes_a_good_one(settings: Any) -> None:
+    from games.rotation import check_rotation
+
+    settings.PIRAMIDE_DAILY_PRESETS = ["classic", "forty"]
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian", "spider"]
+    (error,) = check_rotation()
+    assert error.id == "games.E001" and "spider" in error.msg
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian"]
+    assert check_rotation() == []
