@@ -67,6 +67,15 @@ def test_every_preset_has_a_rules_page_with_its_layout_in_three_languages(preset
             assert sentence.replace("'", "&#x27;") in text
 
 
+@pytest.mark.parametrize("language", ["it", "es", "en"])
+def test_the_drawings_numbers_are_svg_numbers_in_every_language(language: str) -> None:
+    """Italian and Spanish write 2.5 as "2,5": an SVG attribute must not."""
+    text = page("/rules/double/", language)
+    svg = text[text.index("<svg") : text.index("</svg>")]
+    numbers = re.findall(r'\s(?:x|y|width|height|viewBox)="([^"]*)"', svg)
+    assert numbers and all(re.fullmatch(r"[0-9. ]+", value) for value in numbers), numbers
+
+
 def test_an_unknown_preset_has_no_rules_page() -> None:
     assert Client().get("/rules/spider/").status_code == 404
 
