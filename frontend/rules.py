@@ -11,6 +11,7 @@ from django.utils.translation import ngettext
 
 from games.engine import Rules, StockModel
 from games.engine.rules import FULL_RANKS, SHORT_RANKS
+from games.engine.scoring import KING_POINTS, PAIR_POINTS, RECYCLE_POINTS, ROW_POINTS
 
 #: The drawing's card size and gaps, in SVG units.
 CARD_W, CARD_H, GAP, ROW_STEP = 18, 26, 4, 15
@@ -102,9 +103,10 @@ def rules_sentences(rules: Rules) -> list[str]:
                 "are told so, and may end the game there or play on for the points still to be had."
             )
         )
-    scoring = _("Points: +20 for each pair, +10 for each king, +10 for each row of the pyramid emptied")
+    points = {"pair": PAIR_POINTS, "king": KING_POINTS, "row": ROW_POINTS, "recycle": -RECYCLE_POINTS}
+    scoring = _("Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied") % points
     if rules.recycles:
-        scoring = _("%(scoring)s, −10 each time the waste is turned back") % {"scoring": scoring}
+        scoring = _("%(scoring)s, −%(recycle)s each time the waste is turned back") % {**points, "scoring": scoring}
     said.append(_("%(scoring)s. You may give up at any time and keep the points made.") % {"scoring": scoring})
     return said
 

@@ -756,13 +756,13 @@ T: dict[str, tuple] = {
         "La partita è persa solo quando non resta più nessuna mossa. Appena la piramide non si può più sgombrare te lo diciamo, e puoi chiudere lì la partita o continuare per i punti ancora da prendere.",
         "La partida se pierde solo cuando no queda ninguna jugada. En cuanto la pirámide ya no puede vaciarse te lo decimos, y puedes terminar la partida ahí o seguir por los puntos que aún quedan.",
     ),
-    "Points: +20 for each pair, +10 for each king, +10 for each row of the pyramid emptied": (
-        "Punti: +20 per ogni coppia, +10 per ogni re, +10 per ogni fila della piramide svuotata",
-        "Puntos: +20 por cada pareja, +10 por cada rey, +10 por cada fila de la pirámide vaciada",
+    "Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied": (
+        "Punti: +%(pair)s per ogni coppia, +%(king)s per ogni re, +%(row)s per ogni fila della piramide svuotata",
+        "Puntos: +%(pair)s por cada pareja, +%(king)s por cada rey, +%(row)s por cada fila de la pirámide vaciada",
     ),
-    "%(scoring)s, −10 each time the waste is turned back": (
-        "%(scoring)s, −10 ogni volta che si rigirano gli scarti",
-        "%(scoring)s, −10 cada vez que el descarte vuelve al mazo",
+    "%(scoring)s, −%(recycle)s each time the waste is turned back": (
+        "%(scoring)s, −%(recycle)s ogni volta che si rigirano gli scarti",
+        "%(scoring)s, −%(recycle)s cada vez que el descarte vuelve al mazo",
     ),
     "%(scoring)s. You may give up at any time and keep the points made.": (
         "%(scoring)s. Puoi abbandonare in qualsiasi momento e tenere i punti fatti.",

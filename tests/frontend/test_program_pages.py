@@ -14,7 +14,7 @@ from django.utils import translation
 
 from frontend.rules import layout_drawing, rules_sentences
 from games.engine import PRESETS, StockModel
-from tests.factories import BIG_WINNABLE, make_challenge
+from tests.factories import BIG_WINNABLE, make_challenge, make_player
 
 pytestmark = pytest.mark.usefixtures("db")
 
@@ -126,3 +126,22 @@ def test_the_calendar_page_shows_the_coming_days_presets_and_no_deal(rotation: N
     assert re.findall(r'class="variant" data-preset="([a-z-]+)"', text) == ["egyptian", "double"] * 7
     for challenge in scheduled:
         assert str(challenge.seed) not in text and challenge.seed_commitment not in text and challenge.salt not in text
+
+
+def test_profile_and_home_show_the_all_variants_and_per_variant_streaks(rotation: None, today: dt.date) -> None:
+    from tests.leaderboard.conftest import add_score
+
+    player = make_player()
+    for days_ago in (1, 0):
+        for preset in ("classic", "forty", "egyptian" if days_ago == 0 else "double"):
+            add_score(make_challenge(date=today - dt.timedelta(days=days_ago), preset=preset, seed=1), player, 100, 40)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(player)
+    home = client.get("/").content.decode()
+    assert "2 days with every variant played" in home
+    profile = client.get("/profile/").content.decode()
+    rows = re.findall(r'<tr data-preset="([a-z-]+)"><td><a href="/rules/\1/">[^<]+</a></td><td class="num">(\d+)</td>', profile)
+    assert rows == [("classic", "2"), ("forty", "2"), ("egyptian", "1"), ("double", "1")]
+    me = client.get("/api/me/").json()
+    assert me["streaks"]["all_variants_current"] == 2 and me["streaks"]["played_current"] == 2
+    assert {s["preset"]: s["played_best"] for s in me["preset_streaks"]} == {"classic": 2, "forty": 2, "egyptian": 1, "double": 1}
