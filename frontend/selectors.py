@@ -11,7 +11,14 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game as EngineGame
 from games.models import DailyChallenge, Game
-from games.selectors import challenge_is_over, challenge_time_zone, challenges_for_day, game_moves, local_today
+from games.selectors import (
+    challenge_is_over,
+    challenge_time_zone,
+    challenges_for_day,
+    game_moves,
+    is_variant_of_the_day,
+    local_today,
+)
 from leaderboard.models import Score, Standing
 
 #: Day 1 of the share text's day count.
@@ -70,6 +77,7 @@ def home_rows(*, player: Any) -> list[dict[str, Any]]:
                 "finished": game is not None and game.is_finished,
                 "players": players,
                 "fairness": fairness(challenge),
+                "variant_of_the_day": is_variant_of_the_day(challenge),
             }
         )
     return rows

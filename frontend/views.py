@@ -6,6 +6,7 @@ Play itself happens in the browser (static/frontend/js/), over the play socket a
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import PRESETS
 from games.models import DailyChallenge, Game
+from games.rotation import variant_of_the_day
 from leaderboard import selectors as board_selectors
 from leaderboard.boards import Board
 from piramide_site import limits
@@ -38,11 +40,15 @@ from piramide_site.throttles import client_address
 
 from . import selectors
 from .forms import AccountDeleteForm, EmailForm, SignInForm, SignUpForm, display_name_taken_message
+from .rules import layout_drawing, rules_sentences
 
 
 def home(request: HttpRequest) -> HttpResponse:
+    today = game_selectors.local_today()
+    variant = variant_of_the_day(today)
     context = {
-        "today": game_selectors.local_today(),
+        "today": today,
+        "variant": {"preset": variant, "label": selectors.preset_label(variant)} if variant else None,
         "rows": selectors.home_rows(player=request.user),
         "seconds_left": selectors.seconds_to_next_day(),
         "streaks": board_selectors.player_streaks(player_id=request.user.pk) if request.user.is_authenticated and not _is_guest(request.user) else None,
@@ -86,6 +92,38 @@ def _claimed(request: HttpRequest, guest: Any, player: Any) -> None:
             _("You had already played %(variant)s today with this account: that game counts, not the one you played as a guest.")
             % {"variant": selectors.preset_label(game.challenge.preset)},
         )
+
+
+def rules_page(request: HttpRequest, preset: str) -> HttpResponse:
+    """A preset's rules, written from the engine's rule set, with a drawing of its layout."""
+    if preset not in PRESETS:
+        raise Http404
+    rules = PRESETS[preset]
+    context = {
+        "preset": preset,
+        "label": selectors.preset_label(preset),
+        "sentences": rules_sentences(rules),
+        "drawing": layout_drawing(rules),
+        "presets": [{"preset": name, "label": selectors.preset_label(name)} for name in PRESETS],
+    }
+    return render(request, "frontend/rules.html", context)
+
+
+def program_calendar(request: HttpRequest) -> HttpResponse:
+    """The program of the coming days: presets only, nothing of any deal."""
+
+    def named(preset: str) -> dict[str, str]:
+        return {"preset": preset, "label": selectors.preset_label(preset)}
+
+    days = [
+        {
+            "date": day["date"],
+            "daily": [named(name) for name in day["presets"] if name != day["variant_of_the_day"]],
+            "variant": named(day["variant_of_the_day"]) if day["variant_of_the_day"] else None,
+        }
+        for day in game_selectors.program_calendar()
+    ]
+    return render(request, "frontend/calendar.html", {"days": days, "today": game_selectors.local_today()})
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -419,8 +457,10 @@ def profile(request: HttpRequest) -> HttpResponse:
     history = board_selectors.player_history(player_id=request.user.pk, limit=60)
     for row in history:
         row["label"] = selectors.preset_label(row["preset"])
+    streaks = board_selectors.player_streaks(player_id=request.user.pk)
     context = {
-        "streaks": board_selectors.player_streaks(player_id=request.user.pk),
+        "streaks": streaks,
+        "preset_streaks": [{**asdict(s), "label": selectors.preset_label(s.preset)} for s in streaks.presets],
         "history": history,
         "months": selectors.played_calendar(player_id=request.user.pk),
         "share_url": request.build_absolute_uri(reverse("frontend:follow-link", args=[request.user.follow_token])),

@@ -41,6 +41,12 @@ class ChallengeOutputSerializer(serializers.Serializer):
         help_text="32 hex digits, revealed with the seed once the challenge day is over; null in piramide-seed-v1."
     )
     deal = serializers.SerializerMethodField(help_text="Revealed once the challenge day is over.")
+    variant_of_the_day = serializers.SerializerMethodField(
+        help_text="True for the day's rotating variant, false for the presets on the program every day."
+    )
+
+    def get_variant_of_the_day(self, challenge: DailyChallenge) -> bool:
+        return selectors.is_variant_of_the_day(challenge)
 
     def get_is_over(self, challenge: DailyChallenge) -> bool:
         return selectors.challenge_is_over(challenge)
@@ -79,6 +85,21 @@ class ChallengeTodayListApi(APIView):
     def get(self, request: Request) -> Response:
         challenges = selectors.challenges_for_day(date=selectors.local_today())
         return Response(ChallengeOutputSerializer(challenges, many=True).data)
+
+
+class ChallengeCalendarApi(APIView):
+    """The public program of the coming days: which presets each day has, and its variant of the day."""
+
+    permission_classes = [AllowAny]
+
+    class DayOutputSerializer(serializers.Serializer):
+        date = serializers.DateField()
+        presets = serializers.ListField(child=serializers.CharField())
+        variant_of_the_day = serializers.CharField(allow_null=True)
+
+    @extend_schema(responses=DayOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(self.DayOutputSerializer(selectors.program_calendar(), many=True).data)
 
 
 class ChallengeDetailApi(APIView):

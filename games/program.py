@@ -1,6 +1,7 @@
 """The daily program kept by the web process itself where no Celery beat runs (the embedded
-default of `make run`): today's and tomorrow's challenges are made at start and again every hour
-and just after midnight, so a site left running overnight has the new day's deals at midnight.
+default of `make run`): today's and tomorrow's challenges (each day's whole program) are made at
+start and again every hour and just after midnight, so a site left running overnight has the new
+day's deals at midnight.
 
 The filling runs as `manage.py program_fill` in a child process, so its solver work never holds
 the web process's event loop or interpreter; the command takes a file lock, so of several web
@@ -23,7 +24,9 @@ from games.selectors import challenge_time_zone
 
 log = logging.getLogger(__name__)
 
-#: How many days, today included, the web process keeps filled.
+#: How many days, today included, the web process keeps filled: each day's whole program (daily
+#: presets and variant of the day).  Two are enough for midnight; the beat fills 14 (a first fill
+#: of 14 days takes about a minute, docs/operations.md, "The daily program").
 DAYS = 2
 #: The longest wait between two rounds; a round also runs just after each midnight.
 ROUND = dt.timedelta(hours=1)

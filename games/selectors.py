@@ -16,6 +16,7 @@ from games.engine import Move as EngineMove
 from games.engine import parse_move
 from piramide_site.errors import DealSecret, GameFinished, NotAllowed, NotFound, NotYours
 
+from . import rotation
 from .models import DailyChallenge, Game, Move
 
 
@@ -65,10 +66,35 @@ def is_daily_deal(preset: str, seed: int) -> bool:
 
 
 def challenges_for_day(*, date: dt.date) -> list[DailyChallenge]:
-    order = {preset: i for i, preset in enumerate(settings.PIRAMIDE_DAILY_PRESETS)}
+    """The challenges of a day in the program's order (daily presets, then the variant of the
+    day), then any other preset staff scheduled that day."""
+    order = {preset: i for i, preset in enumerate(rotation.presets_on(date))}
     challenges = list(DailyChallenge.objects.filter(date=date))
     challenges.sort(key=lambda c: (order.get(c.preset, len(order)), c.preset))
     return challenges
+
+
+def is_variant_of_the_day(challenge: DailyChallenge) -> bool:
+    """Whether a challenge is its day's variant of the day (not one of the daily presets)."""
+    return challenge.preset == rotation.variant_of_the_day(challenge.date)
+
+
+#: How many days, today included, the public calendar shows: the days the beat keeps filled.
+CALENDAR_DAYS = 14
+
+
+def program_calendar(*, today: dt.date | None = None, days: int = CALENDAR_DAYS) -> list[dict[str, Any]]:
+    """The program of the coming days, from the rotation alone: dates and presets, nothing of any
+    deal (no seed, commitment, verdict or par), since a day's deals stay secret until it is over."""
+    today = today or local_today()
+    return [
+        {
+            "date": date,
+            "presets": presets,
+            "variant_of_the_day": rotation.variant_of_the_day(date),
+        }
+        for date, presets in rotation.program(start=today, days=days)
+    ]
 
 
 def challenge_get(*, challenge_id: int) -> DailyChallenge:

@@ -30,7 +30,7 @@ from piramide_site import metrics
 from piramide_site.device import Origin
 from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 
-from . import events, positions
+from . import events, positions, rotation
 from .models import SEED_BOUND, DailyChallenge, Game, Move, commitment_fields
 from .selectors import (
     challenge_day_start,
@@ -247,11 +247,17 @@ def challenge_replace_with_winnable(*, challenge_id: int) -> DailyChallenge:
 def challenges_missing(
     *, today: dt.date | None = None, days: int | None = None, presets: list[str] | None = None
 ) -> list[tuple[dt.date, str]]:
-    """The (date, preset) pairs of the next ``days`` days that have no challenge yet; reads only."""
+    """The (date, preset) pairs of the next ``days`` days that have no challenge yet; reads only.
+
+    Without ``presets``, each day's program (games/rotation.py: the daily presets and the variant
+    of the day); with them, those presets every day.
+    """
     today = today or local_today()
     days = settings.PIRAMIDE_FILL_DAYS if days is None else days
-    presets = list(settings.PIRAMIDE_DAILY_PRESETS if presets is None else presets)
-    wanted = [(today + dt.timedelta(days=offset), preset) for offset in range(days) for preset in presets]
+    if presets is None:
+        wanted = [(date, preset) for date, on in rotation.program(start=today, days=days) for preset in on]
+    else:
+        wanted = [(today + dt.timedelta(days=offset), preset) for offset in range(days) for preset in presets]
     existing = set(
         DailyChallenge.objects.filter(date__gte=today, date__lt=today + dt.timedelta(days=days)).values_list(
             "date", "preset"
@@ -283,7 +289,8 @@ def challenge_fill(*, date: dt.date, preset: str) -> DailyChallenge | None:
 def challenges_fill(
     *, today: dt.date | None = None, days: int | None = None, presets: list[str] | None = None
 ) -> list[DailyChallenge]:
-    """Make sure every configured preset has a winnable challenge for each of the next ``days`` days.
+    """Make sure each of the next ``days`` days has a winnable challenge for every preset of its
+    program (or of ``presets``, every day).
 
     Idempotent and safe to run in two workers at once (see challenge_fill).
     """

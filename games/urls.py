@@ -6,6 +6,7 @@ app_name = "games"
 
 urlpatterns = [
     path("challenges/today/", apis.ChallengeTodayListApi.as_view(), name="challenge-today"),
+    path("challenges/calendar/", apis.ChallengeCalendarApi.as_view(), name="challenge-calendar"),
     path("challenges/<int:challenge_id>/", apis.ChallengeDetailApi.as_view(), name="challenge-detail"),
     path("challenges/<int:challenge_id>/ranked/", apis.GameRankedStartApi.as_view(), name="game-ranked-start"),
     path("challenges/<int:challenge_id>/practice/", apis.GamePracticeStartApi.as_view(), name="game-practice-start"),

@@ -4,6 +4,7 @@ follow, and the player's own profile."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -181,13 +182,17 @@ class AllTimeLeaderboardApi(APIView):
 
 
 class ProfileApi(APIView):
-    """Me: account, streaks (played and won, current and best) and recent ranked results."""
+    """Me: account, streaks (played and won, current and best; every challenge of the day; per preset) and recent ranked results."""
 
     permission_classes = [IsAuthenticated]
 
     class OutputSerializer(serializers.Serializer):
         user = UserOutputSerializer()
         streaks = serializers.DictField(child=serializers.IntegerField())
+        preset_streaks = serializers.ListField(
+            child=serializers.DictField(),
+            help_text="Per preset played: its runs along its own challenges (preset, played_current, played_best, won_current, won_best).",
+        )
         history = serializers.ListField(child=serializers.DictField())
 
     @extend_schema(responses=OutputSerializer)
@@ -195,7 +200,8 @@ class ProfileApi(APIView):
         streaks = selectors.player_streaks(player_id=request.user.pk)
         body = {
             "user": request.user,
-            "streaks": streaks.__dict__,
+            "streaks": streaks.totals(),
+            "preset_streaks": [asdict(preset) for preset in streaks.presets],
             "history": selectors.player_history(player_id=request.user.pk),
         }
         return Response(self.OutputSerializer(body).data)

@@ -12,7 +12,9 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from accounts.selectors import followed_ids
+from games.engine import PRESETS
 from games.models import DailyChallenge
+from games.rotation import daily_presets
 from games.selectors import local_today
 
 from .boards import Board, Entry
@@ -173,11 +175,38 @@ def leaderboard_following(
 
 
 @dataclass(frozen=True)
+class PresetStreak:
+    """A player's runs on one preset's challenges, taken in date order (a rotating variant comes
+    back every few days: its streak counts its own challenges, not calendar days)."""
+
+    preset: str
+    played_current: int
+    played_best: int
+    won_current: int
+    won_best: int
+
+
+@dataclass(frozen=True)
 class Streaks:
     played_current: int
     played_best: int
     won_current: int
     won_best: int
+    #: Consecutive challenge days on which every challenge of the day was played.
+    all_variants_current: int = 0
+    all_variants_best: int = 0
+    presets: tuple[PresetStreak, ...] = ()
+
+    def totals(self) -> dict[str, int]:
+        """The day streaks as plain numbers (the API's ``streaks``)."""
+        return {
+            "played_current": self.played_current,
+            "played_best": self.played_best,
+            "won_current": self.won_current,
+            "won_best": self.won_best,
+            "all_variants_current": self.all_variants_current,
+            "all_variants_best": self.all_variants_best,
+        }
 
 
 def _runs(days: set[dt.date], today: dt.date) -> tuple[int, int]:
@@ -196,16 +225,63 @@ def _runs(days: set[dt.date], today: dt.date) -> tuple[int, int]:
     return current, best
 
 
+def _runs_along(dates: list[dt.date], done: set[dt.date], today: dt.date) -> tuple[int, int]:
+    """(current, best) runs of consecutive entries of ``dates`` (sorted) that are in ``done``; the
+    current run may end at today's entry or, while today's is not done yet, at the one before."""
+    best = run = 0
+    for date in dates:
+        run = run + 1 if date in done else 0
+        best = max(best, run)
+    current = 0
+    for date in reversed(dates):
+        if date == today and date not in done:
+            continue
+        if date not in done:
+            break
+        current += 1
+    return current, best
+
+
+def _preset_order(preset: str) -> tuple[int, str]:
+    """Daily presets first, in their order, then the others in the engine's order."""
+    order = list(dict.fromkeys([*daily_presets(), *PRESETS]))
+    return (order.index(preset) if preset in order else len(order), preset)
+
+
 def player_streaks(*, player_id: int, today: dt.date | None = None) -> Streaks:
     """Consecutive challenge days with a finished ranked game (played) and with a win, in the
-    configured time zone: a challenge's date is already its day there."""
+    configured time zone: a challenge's date is already its day there.  Beside them, per preset the
+    runs along that preset's challenges, and the days on which every challenge of the day was played."""
     today = today or local_today()
-    rows = Score.objects.filter(player_id=player_id, date__lte=today).values_list("date", "won")
-    played = {date for date, _ in rows}
-    won = {date for date, did_win in rows if did_win}
+    rows = list(Score.objects.filter(player_id=player_id, date__lte=today).values_list("date", "preset", "won"))
+    played = {date for date, _, _ in rows}
+    won = {date for date, _, did_win in rows if did_win}
     played_current, played_best = _runs(played, today)
     won_current, won_best = _runs(won, today)
-    return Streaks(played_current, played_best, won_current, won_best)
+    if not rows:
+        return Streaks(played_current, played_best, won_current, won_best)
+    first = min(date for date, _, _ in rows)
+    program: dict[dt.date, set[str]] = {}
+    by_preset: dict[str, list[dt.date]] = {}
+    for date, preset in DailyChallenge.objects.filter(date__gte=first, date__lte=today).order_by("date").values_list("date", "preset"):
+        program.setdefault(date, set()).add(preset)
+        by_preset.setdefault(preset, []).append(date)
+    played_of: dict[str, set[dt.date]] = {}
+    won_of: dict[str, set[dt.date]] = {}
+    for date, preset, did_win in rows:
+        played_of.setdefault(preset, set()).add(date)
+        if did_win:
+            won_of.setdefault(preset, set()).add(date)
+    presets = []
+    for preset in sorted(played_of, key=_preset_order):
+        dates = by_preset.get(preset, [])
+        played_run = _runs_along(dates, played_of[preset], today)
+        won_run = _runs_along(dates, won_of.get(preset, set()), today)
+        presets.append(PresetStreak(preset, *played_run, *won_run))
+    days = sorted(program)
+    complete = {date for date in days if program[date] <= {p for p, dates in played_of.items() if date in dates}}
+    all_current, all_best = _runs_along(days, complete, today)
+    return Streaks(played_current, played_best, won_current, won_best, all_current, all_best, tuple(presets))
 
 
 def player_history(*, player_id: int, limit: int = 30) -> list[dict[str, Any]]:

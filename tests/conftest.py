@@ -210,6 +210,7 @@ def _worker_process(django_db_setup: Any, django_db_blocker: Any) -> Iterator[su
         "LEADERBOARD_KEY_PREFIX": settings.LEADERBOARD_KEY_PREFIX,
         # what the worker-side fill job does, kept small so the suite stays quick
         "PIRAMIDE_DAILY_PRESETS": "classic",
+        "PIRAMIDE_VARIANT_OF_THE_DAY": "false",
         "PIRAMIDE_FILL_DAYS": "3",
         "PYTHONPATH": str(ROOT),
     }

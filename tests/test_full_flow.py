@@ -15,6 +15,7 @@ from games.services import challenges_fill
 @pytest.mark.django_db(transaction=True)
 def test_sign_up_play_todays_classic_challenge_and_see_the_score_on_the_leaderboard(today, settings):
     settings.PIRAMIDE_DAILY_PRESETS = ["classic", "forty"]
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian"]  # a variant whose deals the test's solver decides at once
     challenges_fill(today=today, days=1)  # what the beat job does each hour
 
     client = APIClient(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en")
@@ -27,7 +28,9 @@ def test_sign_up_play_todays_classic_challenge_and_see_the_score_on_the_leaderbo
     client.credentials(HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)  # rotated at sign-in
 
     challenges = client.get("/api/challenges/today/").json()
-    assert [c["preset"] for c in challenges] == ["classic", "forty"]
+    assert [(c["preset"], c["variant_of_the_day"]) for c in challenges] == [
+        ("classic", False), ("forty", False), ("egyptian", True)
+    ]
     classic = challenges[0]
     assert classic["verdict"] == "winnable" and classic["seed"] is None
 

@@ -722,6 +722,139 @@ T: dict[str, tuple] = {
         "I tuoi punteggi lasciano ogni classifica, le tue partite restano nelle statistiche del giorno senza nome, e chi segui e chi ti segue vengono dimenticati. Non si può annullare.",
         "Tus puntuaciones salen de todas las clasificaciones, tus partidas quedan en las estadísticas del día sin nombre, y a quién sigues y quién te sigue se olvidan. No se puede deshacer.",
     ),
+    # the daily program: variant of the day, rules pages, calendar, streaks
+    "Today's variant: %(label)s": ("Variante del giorno: %(label)s", "Variante del día: %(label)s"),
+    "its rules": ("le regole", "sus reglas"),
+    "the coming days": ("i prossimi giorni", "los próximos días"),
+    "%(days)s day with every variant played": (
+        ("%(days)s giorno con tutte le varianti giocate", "%(days)s giorni con tutte le varianti giocate"),
+        ("%(days)s día con todas las variantes jugadas", "%(days)s días con todas las variantes jugadas"),
+    ),
+    "Variant of the day": ("Variante del giorno", "Variante del día"),
+    "Rules": ("Regole", "Reglas"),
+    "Rules: %(label)s": ("Regole: %(label)s", "Reglas: %(label)s"),
+    "Rules of every variant": ("Le regole di ogni variante", "Las reglas de cada variante"),
+    "days in a row with every variant played": (
+        "giorni di fila con tutte le varianti giocate",
+        "días seguidos con todas las variantes jugadas",
+    ),
+    "best run with every variant played": (
+        "serie migliore con tutte le varianti giocate",
+        "mejor racha con todas las variantes jugadas",
+    ),
+    "Streaks per variant": ("Serie per variante", "Rachas por variante"),
+    "Streaks per variant, counted along each variant's own challenges": (
+        "Serie per variante, contate sulle sfide di ciascuna variante",
+        "Rachas por variante, contadas sobre los desafíos de cada variante",
+    ),
+    "played in a row": ("giocate di fila", "jugados seguidos"),
+    "won in a row": ("vinte di fila", "ganados seguidos"),
+    "best": ("migliore", "mejor"),
+    "Challenges": ("Sfide", "Desafíos"),
+    "The program of the coming days": ("Il programma dei prossimi giorni", "El programa de los próximos días"),
+    "Every day has the same challenges for everyone, and one more variant that changes from day to day. Each deal stays secret until its day is over; here is only what will be played.": (
+        "Ogni giorno ha le stesse sfide per tutti, più una variante che cambia di giorno in giorno. Ogni smazzata resta segreta finché la sua giornata non è finita; qui c'è solo che cosa si giocherà.",
+        "Cada día tiene los mismos desafíos para todos, y una variante más que cambia de un día a otro. Cada reparto sigue secreto hasta que termina su día; aquí solo está qué se jugará.",
+    ),
+    "The layout: the pyramid, with face-down cards shaded; below it the stock, then the cards in play beside it (S: from the stock, W: the top of the waste).": (
+        "La disposizione: la piramide, con le carte coperte in grigio; sotto, il tallone e accanto le carte in gioco (S: dal tallone, W: la cima degli scarti).",
+        "La disposición: la pirámide, con las cartas boca abajo sombreadas; debajo, el mazo y a su lado las cartas en juego (S: del mazo, W: la carta de arriba del descarte).",
+    ),
+    "One 52-card deck. Ace counts 1, number cards their number, jack 11, queen 12, king 13.": (
+        "Un mazzo da 52 carte. L'asso vale 1, le carte numerate il loro numero, il fante 11, la donna 12, il re 13.",
+        "Una baraja de 52 cartas. El as vale 1, las cartas numeradas su número, la jota 11, la reina 12, el rey 13.",
+    ),
+    "Two 52-card decks shuffled together: 104 cards, every card twice. Ace counts 1, number cards their number, jack 11, queen 12, king 13.": (
+        "Due mazzi da 52 carte mescolati insieme: 104 carte, ogni carta due volte. L'asso vale 1, le carte numerate il loro numero, il fante 11, la donna 12, il re 13.",
+        "Dos barajas de 52 cartas mezcladas: 104 cartas, cada carta dos veces. El as vale 1, las cartas numeradas su número, la jota 11, la reina 12, el rey 13.",
+    ),
+    "A 40-card deck: a 52-card deck without the 8s, 9s and 10s. Ace counts 1, number cards their number, jack 8, queen 9, king 10.": (
+        "Un mazzo da 40 carte: un mazzo da 52 senza gli 8, i 9 e i 10. L'asso vale 1, le carte numerate il loro numero, il fante 8, la donna 9, il re 10.",
+        "Una baraja de 40 cartas: una de 52 sin los 8, los 9 y los 10. El as vale 1, las cartas numeradas su número, la jota 8, la reina 9, el rey 10.",
+    ),
+    "A deck of %(cards)s cards.": ("Un mazzo di %(cards)s carte.", "Una baraja de %(cards)s cartas."),
+    "The pyramid has %(rows)s rows, %(pyramid)s cards; the other %(stock)s cards make the stock.": (
+        "La piramide ha %(rows)s file, %(pyramid)s carte; le altre %(stock)s carte formano il tallone.",
+        "La pirámide tiene %(rows)s filas, %(pyramid)s cartas; las otras %(stock)s cartas forman el mazo.",
+    ),
+    "Every row but the base is dealt face down; a card turns face up when the two cards resting on it are gone.": (
+        "Tutte le file tranne la base sono distribuite coperte; una carta si scopre quando le due carte che la coprono sono state tolte.",
+        "Todas las filas menos la base se reparten boca abajo; una carta se descubre cuando las dos cartas que la cubren se han retirado.",
+    ),
+    "Every card of the pyramid lies face up.": (
+        "Tutte le carte della piramide sono scoperte.",
+        "Todas las cartas de la pirámide están boca arriba.",
+    ),
+    "A pyramid card is free once the two cards resting on it are gone. Two cards in play whose values make %(sum)s leave together; a king counts %(sum)s and leaves alone.": (
+        "Una carta della piramide è libera quando le due carte che la coprono sono state tolte. Due carte in gioco i cui valori fanno %(sum)s si tolgono insieme; il re vale %(sum)s e si toglie da solo.",
+        "Una carta de la pirámide está libre cuando las dos cartas que la cubren se han retirado. Dos cartas en juego cuyos valores suman %(sum)s se retiran juntas; el rey vale %(sum)s y se retira solo.",
+    ),
+    "The top card of the stock lies face up and is in play, and so is the top card of the waste; the two may pair with each other. A draw moves the stock's top card onto the waste.": (
+        "La prima carta del tallone è scoperta e in gioco, come la carta in cima agli scarti; le due possono fare coppia tra loro. Pescare sposta la prima carta del tallone sugli scarti.",
+        "La carta de arriba del mazo está boca arriba y en juego, igual que la carta de arriba del descarte; las dos pueden emparejarse entre sí. Robar pasa la carta de arriba del mazo al descarte.",
+    ),
+    "You draw one card at a time: the card just drawn is in play, and so is the top card of the waste; the two may pair with each other. At the next draw an unused card goes onto the waste.": (
+        "Si pesca una carta alla volta: la carta appena pescata è in gioco, come la carta in cima agli scarti; le due possono fare coppia tra loro. Alla pescata successiva una carta non usata va sugli scarti.",
+        "Se roba una carta cada vez: la carta recién robada está en juego, igual que la carta de arriba del descarte; las dos pueden emparejarse entre sí. En el siguiente robo, una carta no usada pasa al descarte.",
+    ),
+    "Drawn cards go straight onto the waste, one at a time; only the top card of the waste plays with the pyramid.": (
+        "Le carte pescate vanno subito sugli scarti, una alla volta; solo la carta in cima agli scarti gioca con la piramide.",
+        "Las cartas robadas van directamente al descarte, una a una; solo la carta de arriba del descarte juega con la pirámide.",
+    ),
+    "You may draw only when nothing can be removed: no king and no pair among the cards in play.": (
+        "Si può pescare solo quando non si può togliere nulla: nessun re e nessuna coppia tra le carte in gioco.",
+        "Solo se puede robar cuando no se puede retirar nada: ningún rey y ninguna pareja entre las cartas en juego.",
+    ),
+    "%(passes)s passes through the stock: once it is empty, the waste may be turned back into it, in the same order, %(recycles)s time.": (
+        (
+            "%(passes)s passaggi nel tallone: quando è vuoto, gli scarti si possono rigirare a formarlo di nuovo, nello stesso ordine, %(recycles)s volta.",
+            "%(passes)s passaggi nel tallone: quando è vuoto, gli scarti si possono rigirare a formarlo di nuovo, nello stesso ordine, %(recycles)s volte.",
+        ),
+        (
+            "%(passes)s pasadas por el mazo: cuando se vacía, el descarte puede volver a formarlo, en el mismo orden, %(recycles)s vez.",
+            "%(passes)s pasadas por el mazo: cuando se vacía, el descarte puede volver a formarlo, en el mismo orden, %(recycles)s veces.",
+        ),
+    ),
+    "One pass through the stock: the waste is never turned back.": (
+        "Un solo passaggio nel tallone: gli scarti non si rigirano mai.",
+        "Una sola pasada por el mazo: el descarte nunca vuelve al mazo.",
+    ),
+    "House rule: two cards among the top %(reach)s of the waste may pair with each other; the cards between them stay.": (
+        "Regola di casa: due carte tra le prime %(reach)s degli scarti possono fare coppia tra loro; le carte in mezzo restano.",
+        "Regla de la casa: dos cartas entre las %(reach)s de arriba del descarte pueden emparejarse entre sí; las cartas de en medio se quedan.",
+    ),
+    "House rule: when the card just drawn is the last of its rank and the other three lie free in the pyramid, you may put it back into the stock, under one or more of its cards.": (
+        "Regola di casa: quando la carta appena pescata è l'ultima del suo valore e le altre tre sono libere nella piramide, la si può rimettere nel tallone, sotto una o più delle sue carte.",
+        "Regla de la casa: cuando la carta recién robada es la última de su valor y las otras tres están libres en la pirámide, se puede devolver al mazo, debajo de una o más de sus cartas.",
+    ),
+    "House rule: once a game, if the first three cards drawn made no pair, you may put them back under the stock.": (
+        "Regola di casa: una volta a partita, se le prime tre carte pescate non hanno fatto coppia, le si può rimettere sotto il tallone.",
+        "Regla de la casa: una vez por partida, si las tres primeras cartas robadas no han hecho pareja, se pueden devolver debajo del mazo.",
+    ),
+    "You win the moment the pyramid is empty, whatever is left in the stock and the waste.": (
+        "Si vince nell'istante in cui la piramide è vuota, qualunque cosa resti nel tallone e negli scarti.",
+        "Se gana en el momento en que la pirámide queda vacía, quede lo que quede en el mazo y en el descarte.",
+    ),
+    "The game is lost when no move is left, or as soon as no free pyramid card is a king or can pair with a free card or with any card still to come.": (
+        "La partita è persa quando non resta nessuna mossa, oppure appena nessuna carta libera della piramide è un re o può fare coppia con una carta libera o con una carta ancora da venire.",
+        "La partida se pierde cuando no queda ninguna jugada, o en cuanto ninguna carta libre de la pirámide es un rey o puede emparejarse con una carta libre o con alguna carta aún por venir.",
+    ),
+    "The game is lost only when no move at all is left. Once the pyramid can no longer be cleared you are told so, and may end the game there or play on for the points still to be had.": (
+        "La partita è persa solo quando non resta più nessuna mossa. Appena la piramide non si può più sgombrare te lo diciamo, e puoi chiudere lì la partita o continuare per i punti ancora da prendere.",
+        "La partida se pierde solo cuando no queda ninguna jugada. En cuanto la pirámide ya no puede vaciarse te lo decimos, y puedes terminar la partida ahí o seguir por los puntos que aún quedan.",
+    ),
+    "Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied": (
+        "Punti: +%(pair)s per ogni coppia, +%(king)s per ogni re, +%(row)s per ogni fila della piramide svuotata",
+        "Puntos: +%(pair)s por cada pareja, +%(king)s por cada rey, +%(row)s por cada fila de la pirámide vaciada",
+    ),
+    "%(scoring)s, −%(recycle)s each time the waste is turned back": (
+        "%(scoring)s, −%(recycle)s ogni volta che si rigirano gli scarti",
+        "%(scoring)s, −%(recycle)s cada vez que el descarte vuelve al mazo",
+    ),
+    "%(scoring)s. You may give up at any time and keep the points made.": (
+        "%(scoring)s. Puoi abbandonare in qualsiasi momento e tenere i punti fatti.",
+        "%(scoring)s. Puedes abandonar en cualquier momento y conservar los puntos hechos.",
+    ),
 }
 
 ENTRY = re.compile(r'((?:#.*\n)*)msgid ((?:".*"\n)+)(?:msgid_plural ((?:".*"\n)+))?((?:msgstr.*\n(?:".*"\n)*)+)')

@@ -6,6 +6,7 @@ from SQL.  With them set, the same code uses Postgres, Redis (channel layer, cac
 leaderboard sorted sets) and a real Celery worker.
 """
 
+import datetime as dt
 import ipaddress
 from pathlib import Path
 
@@ -277,6 +278,15 @@ STORAGES = {
 
 #: Presets that get a daily challenge, in the order the home page lists them.
 PIRAMIDE_DAILY_PRESETS = env.list("PIRAMIDE_DAILY_PRESETS", default=["classic", "forty"])
+#: The variant of the day (games/rotation.py): beside the daily presets, one more challenge a day,
+#: taken in turn from PIRAMIDE_ROTATION_PRESETS (default: every engine preset not daily, in the
+#: engine's order), counted from PIRAMIDE_ROTATION_START, whose variant is the first of the list.
+PIRAMIDE_VARIANT_OF_THE_DAY = env.bool("PIRAMIDE_VARIANT_OF_THE_DAY", default=True)
+PIRAMIDE_ROTATION_PRESETS = env.list("PIRAMIDE_ROTATION_PRESETS", default=[])
+try:
+    PIRAMIDE_ROTATION_START = dt.date.fromisoformat(env("PIRAMIDE_ROTATION_START", default="2026-01-01"))
+except ValueError:
+    raise ImproperlyConfigured("PIRAMIDE_ROTATION_START must be a date, YYYY-MM-DD") from None
 #: How many days ahead the beat job keeps filled (today included).
 PIRAMIDE_FILL_DAYS = env.int("PIRAMIDE_FILL_DAYS", default=14)
 #: Seconds the solver may spend on one verification (solve, then par, each gets this much).

@@ -42,7 +42,8 @@ def test_every_page_passes_wcag_a_and_aa_for_visitors_guests_and_players(site: A
     classic = site.challenges["classic"]
 
     visitor = new_context(**options).new_page()
-    for path in ["/", "/signin/", "/signup/", "/password/reset/", "/leaderboards/", f"/challenges/{classic}/room/", "/offline/"]:
+    visitor_pages = ["/", "/signin/", "/signup/", "/password/reset/", "/leaderboards/", f"/challenges/{classic}/room/"]
+    for path in [*visitor_pages, "/offline/", "/calendar/", "/rules/forty/", "/rules/forty-house/"]:
         found += violations(visitor, path)
 
     guest = new_context(**options).new_page()

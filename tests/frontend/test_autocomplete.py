@@ -76,6 +76,8 @@ def pages() -> dict[str, tuple[str, bool]]:
         "race-new": ("/races/", True),
         "race": ("/races/ABCDEF/", True),
         "offline": ("/offline/", False),
+        "rules": ("/rules/classic/", False),
+        "calendar": ("/calendar/", False),
     }
 
 

@@ -38,6 +38,7 @@ def test_a_round_runs_every_hour_and_just_after_midnight() -> None:
 @pytest.mark.django_db
 def test_the_fill_makes_the_missing_days_unless_another_process_is_filling(settings: Any) -> None:
     settings.PIRAMIDE_DAILY_PRESETS = ["classic"]
+    settings.PIRAMIDE_VARIANT_OF_THE_DAY = False
     with lock_path().open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         out = io.StringIO()
@@ -51,10 +52,23 @@ def test_the_fill_makes_the_missing_days_unless_another_process_is_filling(setti
     assert "2 challenge(s) created" in out.getvalue()
 
 
+@pytest.mark.django_db
+def test_the_fill_makes_each_days_whole_program_variant_of_the_day_included(settings: Any) -> None:
+    today = local_today()
+    settings.PIRAMIDE_DAILY_PRESETS = ["classic"]
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian", "forty-open"]
+    settings.PIRAMIDE_ROTATION_START = today
+    call_command("program_fill", "--days", "2", stdout=io.StringIO())
+    tomorrow = today + dt.timedelta(days=1)
+    assert set(DailyChallenge.objects.values_list("date", "preset")) == {
+        (today, "classic"), (today, "egyptian"), (tomorrow, "classic"), (tomorrow, "forty-open")
+    }
+
+
 def test_a_server_started_on_an_empty_program_fills_today_and_tomorrow_and_stops_cleanly(tmp_path: Path) -> None:
     """Real uvicorn on the embedded default: no beat, no worker, nobody scheduling anything."""
     database = tmp_path / "db.sqlite3"
-    env = {"DATABASE_URL": f"sqlite:///{database}", "PIRAMIDE_PROGRAM_KEEPER": "true", "PIRAMIDE_DAILY_PRESETS": "classic"}
+    env = {"DATABASE_URL": f"sqlite:///{database}", "PIRAMIDE_PROGRAM_KEEPER": "true", "PIRAMIDE_DAILY_PRESETS": "classic", "PIRAMIDE_VARIANT_OF_THE_DAY": "false"}
     migrate = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     migrate.update(env, DJANGO_SETTINGS_MODULE="piramide_site.settings.test")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=migrate, check=True, timeout=300)

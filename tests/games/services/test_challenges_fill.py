@@ -48,11 +48,38 @@ def test_fill_skips_unwinnable_seeds(today, settings):
 
 
 @pytest.mark.django_db
-def test_fill_defaults_to_the_configured_presets_and_days(today, settings):
+def test_fill_defaults_to_the_daily_presets_without_a_variant_of_the_day(today, settings):
     settings.PIRAMIDE_DAILY_PRESETS = ["forty"]
+    settings.PIRAMIDE_VARIANT_OF_THE_DAY = False
     settings.PIRAMIDE_FILL_DAYS = 2
     challenges_fill()
     assert sorted(DailyChallenge.objects.values_list("preset", flat=True)) == ["forty", "forty"]
+
+
+@pytest.mark.django_db
+def test_fill_defaults_to_each_days_program_daily_presets_and_variant_of_the_day(today, settings):
+    settings.PIRAMIDE_DAILY_PRESETS = ["forty"]
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian", "forty-open"]
+    settings.PIRAMIDE_ROTATION_START = today
+    settings.PIRAMIDE_FILL_DAYS = 3
+    challenges_fill()
+    tomorrow, after = today + dt.timedelta(days=1), today + dt.timedelta(days=2)
+    assert set(DailyChallenge.objects.values_list("date", "preset")) == {
+        (today, "forty"), (today, "egyptian"),
+        (tomorrow, "forty"), (tomorrow, "forty-open"),
+        (after, "forty"), (after, "egyptian"),
+    }
+    assert all(c.verdict == "winnable" for c in DailyChallenge.objects.all())
+
+
+@pytest.mark.django_db
+def test_missing_names_only_the_variant_a_day_still_lacks(today, settings):
+    settings.PIRAMIDE_DAILY_PRESETS = ["classic"]
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian", "double"]
+    settings.PIRAMIDE_ROTATION_START = today
+    make_challenge(date=today, preset="classic")
+    make_challenge(date=today + dt.timedelta(days=1), preset="double", seed=5)
+    assert services.challenges_missing(today=today, days=2) == [(today, "egyptian"), (today + dt.timedelta(days=1), "classic")]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import time
+from unittest import mock
 
 import pytest
 
@@ -46,6 +47,7 @@ def test_verify_task_twice_leaves_one_consistent_result():
 @pytest.mark.django_db
 def test_fill_task_fills_the_configured_days(settings):
     settings.PIRAMIDE_DAILY_PRESETS = ["classic"]
+    settings.PIRAMIDE_VARIANT_OF_THE_DAY = False
     settings.PIRAMIDE_FILL_DAYS = 3
     fanned_out = challenges_fill_task.delay().get()
     assert len(fanned_out) == 3
@@ -131,3 +133,19 @@ def test_a_worker_lowers_its_priority_as_it_starts(monkeypatch, settings):
     settings.WORKER_NICE = 0
     celery_app._lower_priority()
     assert asked == [10, 0]
+
+
+@pytest.mark.django_db
+def test_fill_task_fans_out_the_whole_program_of_the_beats_days(settings, today):
+    """The beat's job: every (day, preset) of the next PIRAMIDE_FILL_DAYS days, variant included."""
+    settings.PIRAMIDE_DAILY_PRESETS = ["classic", "forty"]
+    settings.PIRAMIDE_ROTATION_PRESETS = ["egyptian", "forty-open", "forty-house"]
+    settings.PIRAMIDE_ROTATION_START = today
+    settings.PIRAMIDE_FILL_DAYS = 14
+    with mock.patch("games.tasks.challenge_fill_task.delay") as fill:
+        fanned_out = challenges_fill_task.delay().get()
+    assert len(fanned_out) == 14 * 3
+    asked = {(call.args[0], call.args[1]) for call in fill.call_args_list}
+    assert (str(today), "egyptian") in asked and (str(today + dt.timedelta(days=12)), "egyptian") in asked
+    assert (str(today + dt.timedelta(days=2)), "forty-house") in asked
+    assert {preset for _, preset in asked} == {"classic", "forty", "egyptian", "forty-open", "forty-house"}
