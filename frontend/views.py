@@ -372,6 +372,9 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "config": config,
         "label": config["challenge"]["preset_label"],
         "fairness": selectors.fairness(challenge),
+        # what the result offers next: today's other challenges, and when the next deal comes
+        "others": [row for row in selectors.home_rows(player=request.user) if row["challenge"].pk != challenge.pk],
+        "seconds_left": selectors.seconds_to_next_day(),
     }
     return render(request, "frontend/play.html", context)
 

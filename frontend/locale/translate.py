@@ -396,6 +396,9 @@ T: dict[str, tuple] = {
         "Hai giocato come ospite: registrati per tenere questa partita.",
         "Has jugado como invitado: regístrate para conservar esta partida.",
     ),
+    "The board around you": ("La classifica intorno a te", "La clasificación a tu alrededor"),
+    "What next": ("E ora", "Y ahora"),
+    "Watch the day unfold in the live room": ("Guarda la giornata nella sala dal vivo", "Sigue el día en la sala en directo"),
     "Keep my game": ("Tieni la mia partita", "Conservar mi partida"),
     "Played as a guest: this score does not rank. Sign up to keep your game; your scores rank from your account's first full day.": (
         "Giocata da ospite: questo punteggio non entra in classifica. Registrati per tenere la partita; i tuoi punteggi contano dal primo giorno intero del tuo account.",

@@ -59,7 +59,7 @@ def test_every_page_passes_wcag_a_and_aa_for_visitors_guests_and_players(site: A
     found += violations(player, game)
     player.once("dialog", lambda dialog: dialog.accept())
     player.click("[data-action=resign]")
-    player.locator("dialog#game-over").wait_for(state="visible")
+    player.locator("#result").wait_for(state="visible")
     for path in [game, "/", "/profile/", "/profile/email/", "/password/", "/leaderboards/?board=week", "/races/"]:
         found += violations(player, path)
     player.goto("/races/")

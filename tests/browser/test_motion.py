@@ -79,8 +79,8 @@ def test_removals_draws_redeals_and_a_win_move_unless_the_player_asks_for_reduce
     play_on(site, name, game_id, line[redeal + 1 : -1])
     reload_at(page)
     tap_move(page, line[-1])
-    page.locator("dialog#game-over").wait_for(state="visible")
-    assert page.locator("dialog#game-over .title").inner_text() == "Hai smontato la piramide!"
+    page.locator("#result").wait_for(state="visible")
+    assert page.locator("#result .title").inner_text() == "Hai smontato la piramide!"
     page.wait_for_timeout(100)
     celebrated = motion(page, "celebration")
 

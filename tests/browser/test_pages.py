@@ -70,7 +70,7 @@ def test_a_spectator_sees_summaries_only_until_the_day_is_over(site: Any, new_co
     start_ranked(spectator)
     spectator.once("dialog", lambda dialog: dialog.accept())
     spectator.click("[data-action=resign]")
-    spectator.locator("dialog#game-over").wait_for(state="visible")
+    spectator.locator("#result").wait_for(state="visible")
 
     # their own game over, the spectator still sees no card while the day lasts
     spectator.goto(f"/games/{watched}/watch/")
@@ -172,7 +172,7 @@ def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(si
     start_ranked(page)
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-action=resign]")
-    page.locator("dialog#game-over").wait_for(state="visible")
+    page.locator("#result").wait_for(state="visible")
     for path in ("/", "/leaderboards/?board=today&preset=classic", "/leaderboards/?board=all&preset=classic", "/profile/"):
         page.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")

@@ -27,7 +27,7 @@ def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_
     expected = Game.from_seed("classic", CLASSIC_SEED)
     for move in line:
         expected = expected.apply(parse_move(move))
-    dialog = page.locator("dialog#game-over")
+    dialog = page.locator("#result")
     dialog.wait_for(state="visible")
     assert dialog.locator(".final-score").inner_text() == str(expected.score)
     # an account made today scores provisionally: the dialog says so, and why (docs/fairplay.md)
@@ -195,7 +195,7 @@ def test_after_a_loss_the_point_of_no_return_is_shown_and_the_line_waits_for_the
     wait_confirmed(page, 2)
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-action=resign]")
-    dialog = page.locator("dialog#game-over")
+    dialog = page.locator("#result")
     # The review is a solver search: give it time on a busy machine.
     dialog.locator(".review-text").filter(has_text="fino alla tua mossa 2").wait_for(timeout=30_000)
     assert dialog.locator(".title").inner_text() == "Hai abbandonato"
@@ -218,7 +218,7 @@ def test_practice_of_a_deal_whose_day_is_over_has_undo_and_hint(site: Any, page:
     name = sign_up(page, site)
     past = past_game(site, name, "classic", CLASSIC_SEED, ["D"], days_ago=2)
     page.goto(f"/games/{past}/")
-    page.locator("dialog#game-over form.practice button").click()
+    page.locator("#result form.practice button").click()
     page.wait_for_selector("body[data-ready='1']")
     assert "allenamento" in page.locator("h1").inner_text()
     page.keyboard.press("d")
@@ -295,20 +295,27 @@ def test_a_drag_survives_a_move_from_another_tab_arriving_mid_drag(site: Any, ne
     assert card(first, "7.3").count() == 0 and card(first, "7.4").count() == 0
 
 
-def test_a_closed_result_can_be_brought_back_and_a_finished_game_offers_no_more_moves(site: Any, page: Any) -> None:
+def test_the_result_stays_on_the_page_with_what_comes_next_and_a_finished_game_offers_no_dead_buttons(site: Any, page: Any) -> None:
     sign_up(page, site)
     start_ranked(page)
     assert page.locator(".controls kbd").is_visible(), "the key hint shows where there is a keyboard"
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-action=resign]")
-    dialog = page.locator("dialog#game-over")
-    dialog.wait_for(state="visible")
-    dialog.locator("button[value=close]").click()
-    dialog.wait_for(state="hidden")
-    assert page.locator("[data-action=draw]").is_disabled() and page.locator("[data-action=resign]").is_disabled()
-    page.get_by_role("button", name="Vedi il risultato").click()
-    dialog.wait_for(state="visible")
-    assert dialog.locator(".title").inner_text() == "Hai abbandonato"
+    result = page.locator("#result")
+    result.wait_for(state="visible")
+    assert result.locator(".title").inner_text() == "Hai abbandonato"
+    assert page.locator(".controls button:visible").count() == 0, "no dead buttons once the game is over"
+    # what comes next: today's other challenge, the live room, the countdown to the next deal
+    result.locator("li[data-preset=forty] button.primary").wait_for()
+    assert result.get_by_role("link", name="Guarda la giornata nella sala dal vivo").is_visible()
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", result.locator("#countdown").inner_text())
+    page.reload()
+    result.wait_for(state="visible")
+    assert result.locator(".title").inner_text() == "Hai abbandonato", "the result is still there after a reload"
+    assert result.locator(".final-score").inner_text() == page.locator("[data-stat=score]").inner_text()
+    result.locator("li[data-preset=forty] button.primary").click()
+    page.wait_for_selector("body[data-ready='1']")
+    assert "Quaranta" in page.locator("h1").inner_text()
 
 
 def test_forty_says_what_its_court_cards_count_and_a_tap_on_the_waiting_stock_says_why(site: Any, new_context: Any) -> None:

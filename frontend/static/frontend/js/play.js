@@ -47,22 +47,23 @@ function onEvent(message) {
 
 // ------------------------------------------------------------ the end of a game
 
-const dialog = document.getElementById("game-over");
+// The result stays on the page once the game is over (a reload shows it again), above the board.
+const panel = document.getElementById("result");
 
 async function finished(view, live = true) {
   const state = view.state;
   const won = view.outcome === "won";
   const endedHere = view.outcome === "resigned" && state.pyramid_clearable === false;
-  dialog.querySelector(".title").textContent = won
+  panel.querySelector(".title").textContent = won
     ? _("You cleared the pyramid!")
     : endedHere
       ? _("You ended the game: the pyramid could no longer be cleared")
       : view.outcome === "resigned"
         ? _("You gave up")
         : _("No move is left");
-  dialog.querySelector(".final-score").textContent = view.score;
+  panel.querySelector(".final-score").textContent = view.score;
   const par = config.challenge.par;
-  dialog.querySelector(".vs-par").textContent =
+  panel.querySelector(".vs-par").textContent =
     par == null
       ? ""
       : view.score === par
@@ -70,45 +71,68 @@ async function finished(view, live = true) {
         : view.score > par
           ? fmt(_("%(n)s above par"), { n: view.score - par })
           : fmt(_("%(n)s below par"), { n: par - view.score });
-  dialog.querySelector(".par").textContent = par == null ? "–" : par;
-  const share = dialog.querySelector(".share");
+  panel.querySelector(".par").textContent = par == null ? "–" : par;
+  const share = panel.querySelector(".share");
   const text = shareText({ state, dayNumber: config.challenge.day_number, presetLabel: config.challenge.preset_label, score: view.score, par, won });
   share.onclick = async () => {
     const ok = await copyText(text);
-    dialog.querySelector(".share-done").textContent = ok ? _("Copied: paste it anywhere") : text;
+    panel.querySelector(".share-done").textContent = ok ? _("Copied: paste it anywhere") : text;
   };
-  dialog.querySelector(".share-preview").textContent = text;
-  const review = dialog.querySelector(".review");
+  panel.querySelector(".share-preview").textContent = text;
+  const review = panel.querySelector(".review");
   review.hidden = true;
-  // a finished game takes no more moves: its buttons give way to one that brings the result back
+  // a finished game takes no more moves: its buttons go, and the result takes their place
   for (const button of root.querySelectorAll(".controls button")) {
-    button.disabled = button.dataset.action !== "result";
-    button.hidden = button.dataset.action === "result" ? false : button.hidden;
+    button.disabled = true;
+    button.hidden = true;
   }
-  if (!dialog.open) dialog.showModal();
-  if (won && live) celebrate(dialog);
-  if (view.ranked) {
-    try {
-      const board = await api("GET", `/api/leaderboards/challenges/${config.challenge.id}/?around=me&radius=0`);
-      const rank = dialog.querySelector(".rank");
-      if (board.my_rank) rank.textContent = fmt(_("Rank %(rank)s of %(total)s"), { rank: board.my_rank, total: board.total });
-      else {
-        // a score that does not rank says where it would stand, and why it does not (docs/fairplay.md, Standing)
-        const me = board.me || {};
-        const would = me.would_rank ? fmt(_("You would be %(rank)s of %(total)s."), { rank: me.would_rank, total: board.total + 1 }) : "";
-        // a guest's dialog has its own invitation to keep the game, which says why already
-        const why = dialog.querySelector(".keep") ? "" : me.standing_text || "";
-        rank.textContent = [would, why].filter(Boolean).join(" ");
-      }
-    } catch {
-      // the rank is a nicety: the score is already shown
-    }
+  unclearable.hidden = true;
+  const shown = !panel.hidden;
+  panel.hidden = false;
+  if (live && !shown) {
+    panel.scrollIntoView({ block: "start", behavior: "smooth" });
+    panel.focus({ preventScroll: true });
   }
+  if (won && live) celebrate(panel);
+  if (view.ranked) showRank();
   if (!won) loadReview();
 }
 
+// Where the score stands on the challenge's board, and the players around it.
+async function showRank() {
+  try {
+    const board = await api("GET", `/api/leaderboards/challenges/${config.challenge.id}/?around=me&radius=2`);
+    const rank = panel.querySelector(".rank");
+    if (board.my_rank) rank.textContent = fmt(_("Rank %(rank)s of %(total)s"), { rank: board.my_rank, total: board.total });
+    else {
+      // a score that does not rank says where it would stand, and why it does not (docs/fairplay.md, Standing)
+      const me = board.me || {};
+      const would = me.would_rank ? fmt(_("You would be %(rank)s of %(total)s."), { rank: me.would_rank, total: board.total + 1 }) : "";
+      // a guest's result has its own invitation to keep the game, which says why already
+      const why = panel.querySelector(".keep") ? "" : me.standing_text || "";
+      rank.textContent = [would, why].filter(Boolean).join(" ");
+    }
+    const around = panel.querySelector(".around");
+    around.replaceChildren(
+      ...board.entries.map((entry) => {
+        const item = document.createElement("li");
+        item.value = entry.rank;
+        item.textContent = `${entry.display_name} · ${entry.points}`;
+        if (entry.rank === board.my_rank) {
+          item.className = "me";
+          item.setAttribute("aria-current", "true");
+        }
+        return item;
+      }),
+    );
+    around.hidden = board.entries.length === 0;
+  } catch {
+    // the rank is a nicety: the score is already shown
+  }
+}
+
 async function loadReview() {
-  const review = dialog.querySelector(".review");
+  const review = panel.querySelector(".review");
   const text = review.querySelector(".review-text");
   try {
     const result = await api("GET", `/api/games/${config.game.id}/review/`);
@@ -135,7 +159,6 @@ async function loadReview() {
 // Replay the player's own moves up to the one after which the deal could no longer be won, then
 // point at the winning move the solver found instead.
 async function showMe(result) {
-  dialog.close();
   const replay = await api("GET", config.urls.replay);
   const frames = [replay.start, ...replay.steps.map((step) => step.state)];
   const pnr = result.point_of_no_return;
@@ -193,5 +216,4 @@ if (resign) resign.addEventListener("click", () => endGame(_("Give up this game?
 // practice games have no Give up button, but every game may end where the pyramid can no longer be cleared
 unclearable.querySelector("[data-action=end-here]").addEventListener("click", () => endGame(_("End the game here? Your score so far counts.")));
 root.querySelector("[data-action=draw]").addEventListener("click", () => table.draw());
-root.querySelector("[data-action=result]").addEventListener("click", () => dialog.showModal());
 document.body.dataset.ready = "1";
