@@ -9,6 +9,7 @@ opens today's classic game in Debian's Chromium, then prints:
   with compression would send it), summed;
 - time to first interaction: from navigation start to the moment the board is drawn and takes
   input (the page sets body[data-ready]), median of --runs fresh loads;
+- cumulative layout shift of a first visit to the home and play pages, at both sizes;
 - a guest's first move: from landing on the home page, at phone size with touch and with nothing
   cached, through tapping Play and then a free pair, to the server's confirmation of that move,
   median and worst of --guests fresh visitors;
@@ -75,6 +76,8 @@ def main() -> None:
         for name, raw, packed in rows:
             print(f"  {name:<40} {raw:>7} B  gzip {packed:>6} B")
         print(f"  {'total':<40} {total_raw:>7} B  gzip {total_gz:>6} B  ({len(rows)} files)")
+        assets = [packed for name, _, packed in rows if name.endswith((".js", ".css"))]
+        print(f"  {'JS + CSS alone':<40} {'':>7}    gzip {sum(assets):>6} B  (target 30 KB)")
 
         # Time to first interaction, fresh loads (no HTTP cache) of the play page.
         times = []
@@ -88,6 +91,7 @@ def main() -> None:
             fresh.close()
         print(f"time to first interaction: median {statistics.median(times):.0f} ms, "
               f"min {min(times):.0f} ms, max {max(times):.0f} ms over {len(times)} loads (local server)")
+        layout_shift(browser, site.url, context.cookies(), play_url)
 
         guest_first_move(browser, site.url, args.guests)
 
@@ -105,6 +109,33 @@ def main() -> None:
             found = ", ".join(f"{i} ({impact}, {n})" for i, impact, n in result["violations"]) or "none"
             print(f"  {path:<16} {result['passes']} rules passed; violations: {found}")
         browser.close()
+
+
+#: The page's cumulative layout shift as the Layout Instability API counts it (shifts right after
+#: input excluded), read once the page has been still for a while.
+CLS = """new Promise(done => {
+  let total = 0;
+  new PerformanceObserver(list => { for (const e of list.getEntries()) if (!e.hadRecentInput) total += e.value; })
+    .observe({type: 'layout-shift', buffered: true});
+  setTimeout(() => done(total), 1500);
+})"""
+
+
+def layout_shift(browser: Any, url: str, cookies: list[Any], play_url: str) -> None:
+    """Cumulative layout shift of a first visit (nothing cached) to the home page, as a visitor and
+    as a player, and to the play page, at desktop and phone size."""
+    print("cumulative layout shift, first visit (target 0.05):")
+    for size, options in (("desktop", {"viewport": {"width": 1280, "height": 800}}),
+                          ("phone", {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True})):
+        for who, path in (("visitor", "/"), ("player", "/"), ("player", play_url.replace(url, ""))):
+            context = browser.new_context(base_url=url, locale="it-IT", **options)
+            if who == "player":
+                context.add_cookies(cookies)
+            page = context.new_page()
+            page.goto(path, wait_until="load")
+            shift = page.evaluate(CLS)
+            print(f"  {size:<8} {who:<8} {path:<16} {shift:.3f}")
+            context.close()
 
 
 def guest_first_move(browser: Any, url: str, visitors: int) -> None:
