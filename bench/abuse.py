@@ -33,7 +33,9 @@ Printed: the players' move round trip and the bystanders' ``today`` round trip, 
 and without the attacker side by side, and the ratio (target: the p99s within 1.5x); the
 attacker's answers by kind and status; the servers' and the worker's CPU seconds per round.
 Per-address limits are raised (every client shares 127.0.0.1); per-user limits stay as
-configured, as does everything the attacker meets.
+configured, as does everything the attacker meets.  ``--proxy`` puts Debian's Caddy in front, as
+docker-compose.yml does (``ops/Caddyfile``'s site block, over plain HTTP on loopback): every client
+then reaches the servers through it.
 """
 
 from __future__ import annotations
@@ -453,6 +455,53 @@ def report(rounds: list[tuple[str, Tally, float]]) -> dict[str, Any]:
     return out
 
 
+#: ops/Caddyfile's site block over plain HTTP on loopback: TLS would cost the clients, which share
+#: this machine with the servers, more than it tells; what matters here is what the proxy does to
+#: the attacker's connections (it keeps its own to the servers open and reuses them).
+CADDYFILE = """{
+	admin off
+	auto_https off
+}
+http://127.0.0.1:%(port)s {
+	request_body {
+		max_size 65536
+	}
+	reverse_proxy %(upstreams)s
+}
+"""
+
+
+def start_proxy(upstreams: list[int], log_dir: Path) -> tuple[Any, int]:
+    """Debian's Caddy in front of the servers; returns the process and its port once it answers."""
+    import shutil
+    import subprocess
+    import urllib.request
+
+    from bench.load import free_ports
+
+    caddy = shutil.which("caddy")
+    if caddy is None:
+        raise SystemExit("--proxy needs caddy (apt-get install caddy)")
+    (port,) = free_ports(1)
+    config = log_dir / "Caddyfile"
+    config.write_text(CADDYFILE % {"port": port, "upstreams": " ".join(f"127.0.0.1:{p}" for p in upstreams)})
+    env = {**os.environ, "HOME": str(log_dir), "XDG_DATA_HOME": str(log_dir / "caddy-data"),
+           "XDG_CONFIG_HOME": str(log_dir / "caddy-config")}
+    log = (log_dir / "caddy.log").open("wb")
+    process = subprocess.Popen([caddy, "run", "--config", str(config), "--adapter", "caddyfile"], env=env,
+                               stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/", timeout=2).read()
+            return process, port
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise SystemExit(f"caddy did not serve: {(log_dir / 'caddy.log').read_text()[-2000:]}") from None
+            time.sleep(0.2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--players", type=int, default=40)
@@ -469,6 +518,8 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
     parser.add_argument("--server-root", help="run the servers and the worker from this checkout instead")
+    parser.add_argument("--proxy", action="store_true",
+                        help="every client goes through Caddy, as in docker-compose.yml (plain HTTP on loopback)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
@@ -502,15 +553,25 @@ def main() -> None:
         load.ROOT = Path(args.server_root).resolve()
         env["PYTHONPATH"] = str(load.ROOT)
         print(f"servers and worker from {load.ROOT}", flush=True)
-    shape = start_shape(env, args.servers, Path(tempfile.gettempdir()) / f"piramide-abuse-{os.getpid()}")
+    log_dir = Path(tempfile.gettempdir()) / f"piramide-abuse-{os.getpid()}"
+    shape = start_shape(env, args.servers, log_dir)
+    proxy = None
     try:
+        ports = shape.ports
+        if args.proxy:
+            proxy, port = start_proxy(shape.ports, log_dir)
+            ports = [port]
+            print(f"every client through Caddy on port {port}, in front of {len(shape.ports)} server(s)", flush=True)
         import uvloop
 
         with client_collector.paused():
-            rounds = uvloop.run(run(shape.ports, world, args, shape))
+            rounds = uvloop.run(run(ports, world, args, shape))
         if any(process.poll() is not None for process, _ in shape.servers) or shape.worker.poll() is not None:
             print("a process of the shape died during the run")
     finally:
+        if proxy is not None:
+            proxy.terminate()
+            proxy.wait(timeout=10)
         shape.stop()
     out = report(rounds)
     print(f"\nmachine load average {os.getloadavg()[0]:.1f} at the end")
