@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from channels.testing.websocket import WebsocketCommunicator
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 

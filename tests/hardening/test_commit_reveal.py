@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 import pytest
-from channels.testing.websocket import WebsocketCommunicator
+from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 from rest_framework.test import APIClient
 

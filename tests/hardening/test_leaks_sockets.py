@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing.websocket import WebsocketCommunicator
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
 from games.selectors import game_engine_state

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from channels.testing.websocket import WebsocketCommunicator
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from channels.testing.websocket import WebsocketCommunicator
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
 from tests.factories import make_challenge, make_player

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from channels.testing.websocket import WebsocketCommunicator
+from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from piramide_site.observability import ObservedApplication
