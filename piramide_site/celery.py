@@ -15,7 +15,7 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import after_setup_logger, task_failure, task_postrun, task_prerun, worker_init, worker_process_init
+from celery.signals import after_setup_logger, after_setup_task_logger, task_failure, task_postrun, task_prerun, worker_init, worker_process_init
 
 from piramide_site import observability
 
@@ -35,6 +35,7 @@ task_prerun.connect(observability.task_started, weak=False)
 task_postrun.connect(observability.task_ended, weak=False)
 task_failure.connect(observability.task_failed, weak=False)
 after_setup_logger.connect(observability.add_request_ids, weak=False)
+after_setup_task_logger.connect(observability.add_request_ids, weak=False)
 
 
 def visibility_timeout_from_env(value: str | None, options: dict[str, object]) -> dict[str, object]:

@@ -11,6 +11,8 @@ line per unhandled error, and Sentry when ``SENTRY_DSN`` is set.
   ``request_id`` is the request's, socket's or task's, with the exception, its message and its
   traceback as one string, so a log search for the id finds the whole story in one line.  Django's
   own multi-line "Internal Server Error" for the same exception is dropped (``ReportedOnce``).
+- **JSON logs** with ``LOG_FORMAT=json`` (settings): ``JsonLines`` (python-json-logger) writes
+  every line as one object, the error line's fields among its own.
 - **Sentry** (sentry-sdk, with its Django, Celery and asyncio integrations) only when
   ``SENTRY_DSN`` is set; without it nothing is sent anywhere.  Events carry the ``request_id``
   tag.  The structured line is not sent as a second event (its logger is ignored).
@@ -30,6 +32,8 @@ from typing import Any
 
 from django.core.signals import got_request_exception
 from django.http import HttpRequest, HttpResponse
+from pythonjsonlogger.core import RESERVED_ATTRS
+from pythonjsonlogger.json import JsonFormatter
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
@@ -54,8 +58,41 @@ class RequestIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
-            record.request_id = current_request_id.get()
+            request_id = current_request_id.get()
+            if request_id == "-":
+                # django.request logs a 4xx or 5xx response after the middleware has returned, and
+                # passes the request along
+                request_id = getattr(getattr(record, "request", None), "request_id", "-")
+            record.request_id = request_id
         return True
+
+
+#: The record attribute that holds a structured line's fields (``report``), for ``JsonLines``.
+STRUCTURED = "piramide_fields"
+
+
+class JsonLines(JsonFormatter):
+    """One JSON object a line: ``time``, ``level``, ``logger``, ``request_id``, ``message``,
+    ``exc_info`` when there is one, and any ``extra`` given.  A structured line's fields
+    (``report``) are the object's own fields instead of a JSON text in ``message``."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "%(levelname)s %(name)s %(request_id)s %(message)s",
+            rename_fields={"levelname": "level", "name": "logger"},
+            timestamp="time",
+            json_ensure_ascii=False,
+            # uvicorn's copy of each message with terminal colours; Django's request object (the
+            # request id and the message already say which request)
+            reserved_attrs=[*RESERVED_ATTRS, "color_message", "request"],
+        )
+
+    def add_fields(self, log_data: dict[str, Any], record: logging.LogRecord, message_dict: dict[str, Any]) -> None:
+        super().add_fields(log_data, record, message_dict)
+        fields = log_data.pop(STRUCTURED, None)
+        if fields:
+            log_data.pop("message", None)
+            log_data.update(fields)
 
 
 class ReportedOnce(logging.Filter):
@@ -78,7 +115,7 @@ def report(kind: str, error: BaseException, **fields: Any) -> None:
         "error": str(error)[:1000],
         "traceback": "".join(traceback.format_exception(error))[-TRACEBACK_CHARS:],
     }
-    errors_log.error(json.dumps(line, default=str, ensure_ascii=False))
+    errors_log.error(json.dumps(line, default=str, ensure_ascii=False), extra={STRUCTURED: line})
     try:
         error._piramide_reported = True  # type: ignore[attr-defined]
     except AttributeError:  # pragma: no cover - exceptions with __slots__
@@ -203,10 +240,15 @@ def task_failed(sender: Any = None, task_id: str | None = None, exception: BaseE
 
 
 def add_request_ids(logger: logging.Logger | None = None, **kwargs: Any) -> None:
-    """Celery's ``after_setup_logger``: its handlers show each line's id as ours do."""
+    """Celery's ``after_setup_logger`` and ``after_setup_task_logger``: its handlers show each
+    line's id as ours do, and write JSON lines with ``LOG_FORMAT=json``."""
+    from django.conf import settings
+
     for handler in (logger or logging.getLogger()).handlers:
         handler.addFilter(RequestIdFilter())
         handler.addFilter(ReportedOnce())
+        if settings.LOG_FORMAT == "json":
+            handler.setFormatter(JsonLines())
 
 
 # ----------------------------------------------------------------- Sentry

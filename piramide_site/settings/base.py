@@ -490,6 +490,13 @@ SPECTACULAR_SETTINGS = {
 
 #: Each line shows the id of the request, socket or task it was logged for; an unhandled error is
 #: one JSON line on ``piramide.errors`` (Django's own multi-line copy of it is dropped).
+#: ``LOG_FORMAT=json`` makes every line of the server, uvicorn's and the worker's a JSON object
+#: (time, level, logger, request_id, message; an unhandled error's fields as fields), for a log
+#: collector; ``line`` (the default) is for people reading a terminal.
+LOG_FORMAT = env("LOG_FORMAT", default="line")
+if LOG_FORMAT not in ("line", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be line or json, not {LOG_FORMAT!r}")
+LOG_LEVEL = env("DJANGO_LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -497,11 +504,25 @@ LOGGING = {
         "request_id": {"()": "piramide_site.observability.RequestIdFilter"},
         "reported_once": {"()": "piramide_site.observability.ReportedOnce"},
     },
-    "formatters": {"line": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"}},
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["request_id", "reported_once"]}
+    "formatters": {
+        "line": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "piramide_site.observability.JsonLines"},
     },
-    "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id", "reported_once"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # uvicorn's own lines (start-up, errors, the access log) in the same shape: uvicorn configures
+    # its loggers before it loads this application, and this takes them over.
+    "loggers": (
+        {name: {"handlers": ["console"], "level": "INFO", "propagate": False} for name in ("uvicorn", "uvicorn.access")}
+        if LOG_FORMAT == "json"
+        else {}
+    ),
 }
 CELERY_WORKER_LOG_FORMAT = "[%(asctime)s: %(levelname)s/%(processName)s] [%(request_id)s] %(message)s"
 #: Unhandled errors go to Sentry only when this is set (none is sent otherwise).

@@ -100,7 +100,8 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
         " 'layer': s.CHANNEL_LAYERS['default']['BACKEND'], 'broker': s.CELERY_BROKER_URL,"
         " 'eager': s.CELERY_TASK_ALWAYS_EAGER, 'ranks': s.LEADERBOARD_BACKEND, 'cache': s.CACHES['default']['BACKEND'],"
         " 'debug': s.DEBUG, 'tz': s.PIRAMIDE_TIME_ZONE, 'presets': s.PIRAMIDE_DAILY_PRESETS,"
-        " 'hosts': s.ALLOWED_HOSTS, 'exempt': s.SECURE_REDIRECT_EXEMPT, 'ssl': s.SECURE_SSL_REDIRECT}))"
+        " 'hosts': s.ALLOWED_HOSTS, 'exempt': s.SECURE_REDIRECT_EXEMPT, 'ssl': s.SECURE_SSL_REDIRECT,"
+        " 'log': s.LOG_FORMAT}))"
     )
     minimal = {"PATH": "/usr/bin:/bin", **env}
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=minimal, capture_output=True, text=True, check=True)
@@ -119,6 +120,7 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
         "hosts": ["localhost", "127.0.0.1"],
         "exempt": ["^healthz/$", "^readyz/$", "^metrics$"],
         "ssl": True,
+        "log": "json",
     }
 
 

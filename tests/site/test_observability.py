@@ -73,6 +73,13 @@ def test_every_response_carries_its_request_id():
     assert Client().get("/healthz/", HTTP_X_REQUEST_ID="from-the-proxy-1")["X-Request-ID"] == "from-the-proxy-1"
 
 
+@pytest.mark.django_db
+def test_djangos_line_for_a_missing_page_shows_the_request_id(console):
+    """django.request logs a 404 after the middleware has returned, outside the request's context."""
+    assert Client().get("/no-such-page/", HTTP_X_REQUEST_ID="lost-404").status_code == 404
+    assert "WARNING django.request [lost-404] Not Found: /no-such-page/" in console.getvalue()
+
+
 @pytest.mark.asyncio
 async def test_a_socket_error_is_one_line_with_the_socket_id_and_a_1011_close(caplog):
     async def faulty(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -184,3 +191,82 @@ def test_with_sentry_dsn_an_unhandled_error_reaches_sentry(fake_sentry):
 def test_without_sentry_dsn_nothing_is_sent(fake_sentry):
     assert run_site(None) == "inactive"
     assert fake_sentry.envelopes == []
+
+
+# ----------------------------------------------------------------- JSON logs (LOG_FORMAT=json)
+
+
+@pytest.fixture
+def json_console(console: io.StringIO) -> Iterator[io.StringIO]:
+    """The console handler as ``LOG_FORMAT=json`` configures it."""
+    from piramide_site.observability import JsonLines
+
+    handler = next(h for h in logging.getLogger().handlers if getattr(h, "name", "") == "console")
+    previous = handler.formatter
+    handler.setFormatter(JsonLines())
+    yield console
+    handler.setFormatter(previous)
+
+
+@pytest.mark.urls("tests.site.failing_urls")
+def test_with_json_logs_an_unhandled_error_is_one_object_whose_fields_are_its_own(json_console):
+    Client(raise_request_exception=False).get(FAULT, HTTP_X_REQUEST_ID="json-err-1")
+    lines = [json.loads(line) for line in json_console.getvalue().splitlines()]
+    mine = [line for line in lines if line.get("request_id") == "json-err-1"]
+    assert len(mine) == 1, lines
+    (record,) = mine
+    assert record["level"] == "ERROR" and record["logger"] == "piramide.errors" and "time" in record
+    assert record["event"] == "unhandled_error" and record["kind"] == "http" and record["path"] == FAULT
+    assert record["exception"] == "builtins.ZeroDivisionError" and "100 // shares" in record["traceback"]
+    assert "message" not in record, "the fields are the object's own, not a JSON text inside it"
+
+
+def test_with_json_logs_an_ordinary_line_keeps_its_message_and_extras(json_console):
+    logging.getLogger("piramide.check").warning("deal %s refused", 7, extra={"preset": "forty"})
+    (record,) = [json.loads(line) for line in json_console.getvalue().splitlines()]
+    assert record["message"] == "deal 7 refused" and record["preset"] == "forty"
+    assert record["level"] == "WARNING" and record["logger"] == "piramide.check" and record["request_id"] == "-"
+
+
+def test_the_worker_writes_json_lines_when_told_to(settings):
+    from piramide_site.observability import JsonLines, add_request_ids
+
+    settings.LOG_FORMAT = "json"
+    logger = logging.getLogger("tests.site.celery_like")
+    handler = logging.StreamHandler(io.StringIO())
+    logger.addHandler(handler)
+    try:
+        add_request_ids(logger=logger)
+        assert isinstance(handler.formatter, JsonLines)
+        logger.error("worker line")
+        record = json.loads(handler.stream.getvalue())
+        assert record["message"] == "worker line" and record["request_id"] == "-"
+    finally:
+        logger.removeHandler(handler)
+
+
+def test_an_unknown_log_format_stops_the_settings_from_loading():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test", "LOG_FORMAT": "xml"}
+    result = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0 and "LOG_FORMAT must be line or json" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_real_server_with_json_logs_writes_nothing_but_json_lines_uvicorns_own_included(tmp_path):
+    import urllib.error
+    import urllib.request
+
+    from tests.uvicorn_server import uvicorn_server
+
+    with uvicorn_server(tmp_path, env={"LOG_FORMAT": "json"}, args=("--access-log",)) as server:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/offline/", timeout=10) as response:
+            assert response.status == 200
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"http://127.0.0.1:{server.port}/no-such-page/", timeout=10)
+        request_id = missing.value.headers["X-Request-ID"]
+    text = server.log_text()
+    records = [json.loads(line) for line in text.splitlines() if line.strip()]  # every line is JSON
+    loggers = {record["logger"] for record in records}
+    assert {"uvicorn.error", "uvicorn.access"} <= loggers, text
+    assert any(r["logger"] == "uvicorn.access" and "GET /offline/" in r["message"] for r in records)
+    assert any(r["logger"] == "django.request" and r["request_id"] == request_id for r in records), text
