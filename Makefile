@@ -15,8 +15,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 venv: $(STAMP)
 
-# `make test` is the fast lane: mypy, then every test not marked slow (browser, fault, integration
-# and benchmark tests, solver sweeps, long hypothesis runs: tests/conftest.py).  PYTEST_MARKERS is
+# `make test` is the fast lane: mypy, the import contracts (pyproject.toml), then every test not
+# marked slow (browser, fault, integration and benchmark tests, solver sweeps, long hypothesis
+# runs: tests/conftest.py).  PYTEST_MARKERS is
 # its marker expression; set it to choose others, e.g. PYTEST_MARKERS='not servers' (.ci/run's
 # server-less pass, slow tests included) or PYTEST_MARKERS= (everything, as `make test-all`).
 # PYTEST_ARGS adds anything else (-k, -x, paths).  pytest keeps only the last -m it is given, so
@@ -32,6 +33,7 @@ endef
 test: $(STAMP)
 	$(pytest_args_check)
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
 
 # The slow tests alone, without mypy (narrow them with PYTEST_ARGS='tests/browser').

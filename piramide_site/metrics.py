@@ -12,7 +12,7 @@ from __future__ import annotations
 import atexit
 import ipaddress
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
@@ -65,8 +65,13 @@ if MULTIPROCESS:
 # ----------------------------------------------------------------- read at each scrape
 
 
+#: Gauges read at each scrape, added by the apps that own what they count (races: its pools), so
+#: this module imports no app: each yields its metric families, or raises while its store is down.
+state_sources: list[Callable[[], Iterator[GaugeMetricFamily]]] = []
+
+
 class StateCollector(Collector):
-    """What is not counted as it happens but read when asked: the queue and the race pools."""
+    """What is not counted as it happens but read when asked: the queue, and ``state_sources``."""
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         depth = queue_depth()
@@ -74,15 +79,12 @@ class StateCollector(Collector):
             family = GaugeMetricFamily("piramide_queue_depth", "Celery tasks waiting in the broker, by queue.", labels=["queue"])
             family.add_metric([getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery")], depth)
             yield family
-        pools = GaugeMetricFamily("piramide_race_pool_deals", "Proven-winnable race deals in the pool, by preset.", labels=["preset"])
-        try:
-            from races.pool import pool_count, pool_presets
-
-            for preset in pool_presets():
-                pools.add_metric([preset], pool_count(preset))
-        except Exception:  # the database is down: /readyz/ says so; the other metrics still answer
-            return
-        yield pools
+        for source in state_sources:
+            try:
+                families = list(source())
+            except Exception:  # the database is down: /readyz/ says so; the other metrics still answer
+                continue
+            yield from families
 
 
 def queue_depth() -> int | None:

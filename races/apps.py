@@ -1,5 +1,24 @@
+from collections.abc import Iterator
+
 from django.apps import AppConfig
+from prometheus_client.core import GaugeMetricFamily
+
+
+def pool_gauges() -> Iterator[GaugeMetricFamily]:
+    """The proven-winnable deals waiting in each preset's race pool, read at each scrape."""
+    from races.pool import pool_count, pool_presets
+
+    pools = GaugeMetricFamily("piramide_race_pool_deals", "Proven-winnable race deals in the pool, by preset.", labels=["preset"])
+    for preset in pool_presets():
+        pools.add_metric([preset], pool_count(preset))
+    yield pools
 
 
 class RacesConfig(AppConfig):
     name = "races"
+
+    def ready(self) -> None:
+        from piramide_site import metrics
+
+        if pool_gauges not in metrics.state_sources:
+            metrics.state_sources.append(pool_gauges)
