@@ -15,7 +15,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 venv: $(STAMP)
 
-# `make test` is the fast lane: mypy, the import contracts (pyproject.toml), then every test not
+# `make test` is the fast lane: mypy, ruff, the import contracts (pyproject.toml), then every test not
 # marked slow (browser, fault, integration and benchmark tests, solver sweeps, long hypothesis
 # runs: tests/conftest.py).  PYTEST_MARKERS is
 # its marker expression; set it to choose others, e.g. PYTEST_MARKERS='not servers' (.ci/run's
@@ -33,6 +33,7 @@ endef
 test: $(STAMP)
 	$(pytest_args_check)
 	$(PY) -m mypy
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
 

@@ -29,8 +29,8 @@ from .services import (
     user_follow_token_reset,
     user_password_change,
 )
-from .verification import email_verification_send, email_verify, user_email_set
 from .signin import Refusal
+from .verification import email_verification_send, email_verify, user_email_set
 
 
 class UserOutputSerializer(serializers.ModelSerializer):

@@ -132,7 +132,6 @@ def build_world(players: int, games_per_player: int, attacks: int) -> World:
     from games.engine.solver import solve
     from games.models import DailyChallenge, Game, Move, commitment_fields
     from games.selectors import local_today
-    from games.services import draw_seed
     from races.pool import race_pool_fill
 
     def challenge_on(date: dt.date, seed: int, line_length: int) -> DailyChallenge:
@@ -245,7 +244,7 @@ async def player(port: int, cookie: str, games: list[int], line: list[str], thin
                         raise RuntimeError(f"move refused: {message}")
                 if tally is not None:
                     tally.moves.append(time.perf_counter() - began)
-        except Exception as error:  # noqa: BLE001 - counted and printed
+        except Exception as error:
             clock.error(f"player: {type(error).__name__}: {error}")
             return
         finally:
@@ -263,7 +262,7 @@ async def bystander(port: int, clock: Clock, done: asyncio.Event) -> None:
                 raise RuntimeError(f"GET today: {status}")
             if tally is not None:
                 tally.today.append(time.perf_counter() - began)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             clock.error(f"bystander: {type(error).__name__}: {error}")
         await asyncio.sleep(BYSTANDER_PAUSE)
 
@@ -283,7 +282,7 @@ async def attack(port: int, cookie: str, lost: list[int], stopped: list[int], se
         began = time.perf_counter()
         try:
             status, _, _ = await http(port, method, path, body=payload, cookies=cookies, csrf=csrf, timeout=120)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             status = -1
             tally.errors.append(f"attacker: {type(error).__name__}: {error}"[:200])
         tally.attacks[(kind, status)] += 1

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import PRESETS, Game, Outcome, deal_from_seed  # noqa: E402
+from games.engine import PRESETS, Game, Outcome, deal_from_seed
 
 
 def play_round(preset: str, games: int, first_seed: int) -> tuple[int, float]:

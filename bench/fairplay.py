@@ -77,11 +77,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import django  # noqa: E402
+import django
 
-from fairplay import signals  # noqa: E402
-from fairplay.signals import PlayRecord, assess  # noqa: E402
-from games.engine import PRESETS, Game, Outcome, deal_from_seed, get_rules, parse_move  # noqa: E402
+from fairplay import signals
+from fairplay.signals import PlayRecord, assess
+from games.engine import PRESETS, Game, Outcome, deal_from_seed, get_rules, parse_move
 
 SOLVE_LIMIT_S = 2.0
 HONEST = "honest"
@@ -92,7 +92,7 @@ MAX_MOVES = 400
 #: A copied line that at least this share of the day's honest players played themselves (its source
 #: aside) is common: one game repeating it is no evidence (docs/fairplay.md, *Measured*).
 COMMON_LINE = 0.01
-EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
 # ------------------------------------------------------------------ the deals

@@ -37,7 +37,6 @@ from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, running_site  # noqa
 from tests.browser.test_accessibility import AXE  # noqa: E402
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)

@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import PRESETS, Game, deal_from_seed  # noqa: E402
-from games.engine.solver import solve  # noqa: E402
-from games.engine.solver_kernel import available, warm  # noqa: E402
-from games.engine.solver_search import Budget  # noqa: E402
+from solver import quantile
 
-from solver import quantile  # noqa: E402
+from games.engine import PRESETS, Game, deal_from_seed
+from games.engine.solver import solve
+from games.engine.solver_kernel import available, warm
+from games.engine.solver_search import Budget
 
 SLOWEST = [
     "one-pass:615",

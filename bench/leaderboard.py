@@ -77,7 +77,7 @@ def load(users: int, challenges: int) -> list[int]:
             status="done", verdict="winnable",
         )
         ids.append(challenge.pk)
-    joined = dt.datetime(2026, 5, 1, tzinfo=dt.timezone.utc)
+    joined = dt.datetime(2026, 5, 1, tzinfo=dt.UTC)
     with connection.cursor() as cursor:
         raw = cursor.cursor
         t = time.perf_counter()
@@ -98,7 +98,7 @@ def load(users: int, challenges: int) -> list[int]:
         ) as copy_games:
             rows = []
             for c, challenge_id in enumerate(ids):
-                day_start = dt.datetime.combine(start + dt.timedelta(days=c), dt.time(), tzinfo=dt.timezone.utc)
+                day_start = dt.datetime.combine(start + dt.timedelta(days=c), dt.time(), tzinfo=dt.UTC)
                 for i in range(users):
                     points = rng.randrange(-20, 700, 10)
                     moves = rng.randrange(25, 140)
@@ -137,9 +137,9 @@ def main() -> None:
     from django.core.management import call_command
 
     from leaderboard.boards import Board
+    from leaderboard.models import Score
     from leaderboard.ranks import DatabaseRanks, RedisRanks, rank_store
     from leaderboard.selectors import leaderboard_around, leaderboard_page
-    from leaderboard.models import Score
 
     call_command("migrate", verbosity=0)
     total = args.users * args.challenges

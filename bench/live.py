@@ -111,13 +111,13 @@ def __getattr__(name: str) -> Any:
     if name != "application":
         raise AttributeError(name)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
-    from piramide_site.asgi import application as site
-
     from channels.auth import AuthMiddlewareStack
     from channels.generic.websocket import AsyncWebsocketConsumer
     from channels.routing import URLRouter
     from channels.security.websocket import AllowedHostsOriginValidator
     from django.urls import path
+
+    from piramide_site.asgi import application as site
 
     class EchoConsumer(AsyncWebsocketConsumer):
         async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -429,7 +429,7 @@ async def echo_client(port: int, think: float, stop: asyncio.Event, tally: Tally
             if not stop.is_set():
                 tally.rtts.append(time.perf_counter() - sent)
                 tally.messages += 1
-    except Exception as error:  # noqa: BLE001 - every failure is counted and printed
+    except Exception as error:
         tally.errors.append(f"echo: {type(error).__name__}: {error}")
     finally:
         await ws.close()
@@ -508,7 +508,7 @@ async def player_client(
             finally:
                 await ws.close()
             opened = await open_next() if time.monotonic() < clock["until"] else None
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         ready.one()
         tally.errors.append(f"player: {type(error).__name__}: {error}")
 
@@ -549,7 +549,7 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
                 game_id = await switch
             finally:
                 await ws.close()
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         if first:
             ready.one()
         tally.errors.append(f"spectator: {type(error).__name__}: {error}")
@@ -613,7 +613,7 @@ async def run_live(
     ]
     try:
         await asyncio.wait_for(ready.all.wait(), 120)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         tally.errors.append(f"only {ready.count} of {ready.expected} sockets opened within 120 s")
     begin = time.monotonic()
     clock["until"] = begin + seconds
@@ -672,7 +672,7 @@ async def run_writes(world: World, think: float, seconds: float, name: str, curs
                 if not stop.is_set():
                     tally.rtts.append(time.perf_counter() - sent)
                     tally.messages += 1
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             tally.errors.append(f"write: {type(error).__name__}: {error}")
 
     tasks = [

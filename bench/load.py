@@ -311,7 +311,7 @@ class Player:
         try:
             await self._play(think, rng)
             self.results.finished_players += 1
-        except Exception as error:  # noqa: BLE001 - every failure is counted and printed
+        except Exception as error:
             self.results.errors.append(f"{type(error).__name__}: {error}"[:300])
 
     async def _play(self, think: float, rng: random.Random) -> None:

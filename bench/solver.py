@@ -26,10 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import PRESETS, RULES_VERSION, RULES_VERSIONS, Game, Outcome, deal_from_seed, get_rules  # noqa: E402
-from games.engine.solver import Verdict, hint, solve, solve_par  # noqa: E402
-from games.engine.solver_kernel import available as kernel_available, warm  # noqa: E402
-from games.engine.solver_search import Budget  # noqa: E402
+from games.engine import PRESETS, RULES_VERSION, RULES_VERSIONS, Game, Outcome, deal_from_seed, get_rules
+from games.engine.solver import Verdict, hint, solve, solve_par
+from games.engine.solver_kernel import available as kernel_available
+from games.engine.solver_kernel import warm
+from games.engine.solver_search import Budget
 
 
 def quantile(sorted_values: list[float], share: float) -> float:

@@ -22,7 +22,6 @@ from .models import Assessment, ModerationAction, ScoreInReview
 from .signals import THRESHOLD, WEIGHTS, think_times
 
 
-
 def _act(modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Any], act: Any, done: str) -> None:
     count = 0
     for score in queryset:

@@ -14,8 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from accounts.backends import refusal_of
-from accounts.signin import Refusal, signin_refused_next
 from accounts.names import display_name_normalize
+from accounts.signin import Refusal, signin_refused_next
 
 #: accounts/names.py's refusals, in the player's language.
 DISPLAY_NAME_MESSAGES = {

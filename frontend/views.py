@@ -6,8 +6,8 @@ Play itself happens in the browser (static/frontend/js/), over the play socket a
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
@@ -24,7 +24,15 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts import selectors as account_selectors
-from accounts.services import follow_create, follow_delete, guest_create, guest_sign_up, user_create, user_delete, user_follow_token_reset
+from accounts.services import (
+    follow_create,
+    follow_delete,
+    guest_create,
+    guest_sign_up,
+    user_create,
+    user_delete,
+    user_follow_token_reset,
+)
 from accounts.verification import email_verification_send, email_verify, user_email_set
 from games import selectors as game_selectors
 from games import services as game_services

@@ -12,7 +12,14 @@ from django.db.models.lookups import Exact
 from django.utils import timezone
 
 from games.engine import PRESETS, RULES_VERSION, RULES_VERSIONS, Deal, deal_from_seed, get_rules
-from games.engine.commitment import SALT_BYTES, SALT_HEX_DIGITS, SCHEME_V1, SCHEME_V2, commitment_preimage, seed_commitment
+from games.engine.commitment import (
+    SALT_BYTES,
+    SALT_HEX_DIGITS,
+    SCHEME_V1,
+    SCHEME_V2,
+    commitment_preimage,
+    seed_commitment,
+)
 
 PRESET_CHOICES = [(name, name) for name in PRESETS]
 #: Postgres' bigint is signed: seeds are drawn below this (the engine accepts up to 2**64).

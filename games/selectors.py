@@ -31,13 +31,13 @@ def local_today(*, now: dt.datetime | None = None) -> dt.date:
 
 def challenge_day_start(date: dt.date) -> dt.datetime:
     """The instant a challenge day starts, in UTC."""
-    return dt.datetime.combine(date, dt.time.min, tzinfo=challenge_time_zone()).astimezone(dt.timezone.utc)
+    return dt.datetime.combine(date, dt.time.min, tzinfo=challenge_time_zone()).astimezone(dt.UTC)
 
 
 def challenge_day_end(challenge: DailyChallenge) -> dt.datetime:
     """The instant the challenge's day ends, in UTC (so that differences count real hours across DST)."""
     next_day = challenge.date + dt.timedelta(days=1)
-    return dt.datetime.combine(next_day, dt.time.min, tzinfo=challenge_time_zone()).astimezone(dt.timezone.utc)
+    return dt.datetime.combine(next_day, dt.time.min, tzinfo=challenge_time_zone()).astimezone(dt.UTC)
 
 
 def challenge_is_open(challenge: DailyChallenge, *, today: dt.date | None = None) -> bool:

@@ -20,15 +20,33 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from games.engine import (
+    RULES_VERSION,
+    IllegalMoveError,
+    NotationError,
+    Outcome,
+    deal_from_seed,
+    get_rules,
+    parse_move,
+    score_moves,
+)
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
-from games.engine import RULES_VERSION, IllegalMoveError, NotationError, Outcome, deal_from_seed, get_rules, parse_move, score_moves
 from games.engine.rules import UnknownPresetError
 from leaderboard.models import Score
 from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record, scores_claim
 from piramide_site import metrics
 from piramide_site.device import Origin
-from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
+from piramide_site.errors import (
+    BadRequest,
+    Conflict,
+    GameFinished,
+    IllegalMove,
+    NotAllowed,
+    NotFound,
+    NotYours,
+    StaleMove,
+)
 
 from . import events, positions, rotation
 from .models import SEED_BOUND, DailyChallenge, Game, Move, commitment_fields

@@ -24,7 +24,6 @@ from games.engine import Deal, get_rules, parse_move
 from games.engine import Game as EngineGame
 from games.engine.solver import Verdict, hint, review, solve
 
-
 #: How often a solver process checks that the process that started it is still there.
 PARENT_CHECK_SECONDS = 1.0
 

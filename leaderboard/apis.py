@@ -24,7 +24,6 @@ from . import selectors
 from .boards import Board
 from .models import Standing
 
-
 STANDINGS = [choice for choice, _ in Standing.choices]
 
 

@@ -163,7 +163,7 @@ def _entry(member: str, score: float) -> Entry:
     value = int(score)
     moves = value % MOVES_SPAN
     points = -(value - moves) // MOVES_SPAN
-    finished = dt.datetime.fromtimestamp(int(micros) / 1_000_000, tz=dt.timezone.utc)
+    finished = dt.datetime.fromtimestamp(int(micros) / 1_000_000, tz=dt.UTC)
     return Entry(int(player), points, moves, finished)
 
 

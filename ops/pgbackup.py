@@ -102,7 +102,7 @@ def run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[
 
 def backup(config: dict[str, Any], file: Path | None) -> Path:
     if file is None:
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         file = ROOT / "backups" / f"{stamp}-{config['NAME']}.dump"
     file = file.resolve()
     if file.is_dir():

@@ -15,7 +15,15 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import after_setup_logger, after_setup_task_logger, task_failure, task_postrun, task_prerun, worker_init, worker_process_init
+from celery.signals import (
+    after_setup_logger,
+    after_setup_task_logger,
+    task_failure,
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_init,
+)
 
 from piramide_site import observability
 

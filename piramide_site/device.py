@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.signing import BadSignature
-from django.utils.crypto import salted_hmac
 from django.http import HttpRequest, HttpResponse
+from django.utils.crypto import salted_hmac
 
 COOKIE = "piramide_device"
 SALT = "piramide.device"

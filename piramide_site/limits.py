@@ -567,7 +567,7 @@ class _FrameCounter:
                             future.set_result(verdict)
                     continue
                 self._remember(keys, answers[2 * len(batch):], sent)
-                for index, (names, rates, future) in enumerate(batch):
+                for index, (_names, _rates, future) in enumerate(batch):
                     if future is None or future.done():
                         continue  # a fast frame, or its socket went away meanwhile
                     over, wait = int(answers[2 * index]), int(answers[2 * index + 1])

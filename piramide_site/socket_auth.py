@@ -32,6 +32,6 @@ class SessionUserMiddleware(AuthMiddleware):
         scope["user"]._wrapped = await _read_user(scope)
 
 
-def SessionAuthStack(inner: Any) -> Any:  # noqa: N802 (named like Channels' AuthMiddlewareStack)
+def SessionAuthStack(inner: Any) -> Any:
     """Cookies, the session, then the user: Channels' ``AuthMiddlewareStack`` with the user read above."""
     return CookieMiddleware(SessionMiddleware(SessionUserMiddleware(inner)))

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from games.engine import Game as EngineGame
 from games import positions
+from games.engine import Game as EngineGame
 from games.engine import parse_move
 from games.live import player_ref
 from piramide_site.errors import NotFound

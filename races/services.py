@@ -25,7 +25,16 @@ from games.live import player_ref
 from games.selectors import is_daily_deal
 from games.services import move_apply, move_parse
 from piramide_site import metrics
-from piramide_site.errors import BadRequest, Conflict, GameFinished, NotAllowed, NotFound, ServiceError, StaleMove, Unavailable
+from piramide_site.errors import (
+    BadRequest,
+    Conflict,
+    GameFinished,
+    NotAllowed,
+    NotFound,
+    ServiceError,
+    StaleMove,
+    Unavailable,
+)
 
 from . import pool
 from .models import Race, RaceEntry, RaceMove

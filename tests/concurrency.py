@@ -20,7 +20,7 @@ def at_once(calls: list[Callable[[], Any]], timeout: float = 60) -> list[Any]:
         try:
             barrier.wait()
             results[index] = call()
-        except Exception as error:  # noqa: BLE001 - handed back to the test
+        except Exception as error:
             results[index] = error
         finally:
             connections.close_all()

@@ -8,7 +8,16 @@ from .deal import Deal, deal_from_seed, parse_deal
 from .game import Game, IllegalMoveError, Outcome
 from .moves import Move, format_moves, parse_move, parse_moves
 from .record import GameRecord, parse_record
-from .rules import PRESETS, RULES_VERSION, RULES_VERSIONS, Rules, StockModel, UnknownPresetError, UnknownRulesVersionError, get_rules
+from .rules import (
+    PRESETS,
+    RULES_VERSION,
+    RULES_VERSIONS,
+    Rules,
+    StockModel,
+    UnknownPresetError,
+    UnknownRulesVersionError,
+    get_rules,
+)
 from .scoring import Counters, count_moves, score_moves
 
 __all__ = [

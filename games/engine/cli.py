@@ -13,7 +13,14 @@ from typing import NoReturn
 
 from .board import render
 from .cards import NotationError
-from .commitment import CommitmentError, commitment_preimage, commitment_scheme, parse_commitment, parse_salt, seed_commitment
+from .commitment import (
+    CommitmentError,
+    commitment_preimage,
+    commitment_scheme,
+    parse_commitment,
+    parse_salt,
+    seed_commitment,
+)
 from .deal import SEED_LIMIT, Deal, deal_from_seed, parse_deal
 from .game import Game, IllegalMoveError, Outcome
 from .moves import parse_moves

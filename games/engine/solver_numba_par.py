@@ -18,8 +18,22 @@ from numba import njit, types
 from numba.typed import Dict
 
 from .solver_kernel import LOST, WON
-from .solver_numba import BY_VALUE, FULL, KING, PAIR_SUM, PER_WORD, RELATED, SCALARS, SIZE, VALUES, WIDTH, WORDS
-from .solver_numba import _free_bits, _present_values, table_array
+from .solver_numba import (
+    BY_VALUE,
+    FULL,
+    KING,
+    PAIR_SUM,
+    PER_WORD,
+    RELATED,
+    SCALARS,
+    SIZE,
+    VALUES,
+    WIDTH,
+    WORDS,
+    _free_bits,
+    _present_values,
+    table_array,
+)
 from .solver_numba_search import _bits, top_removals
 from .solver_parbound import TRIES, Perfect
 from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, REMOVE, STOCK_REF, Position, SolverMove
@@ -291,7 +305,7 @@ def _stack_open(
     tab[PAR, STEPS] += 1
     if tab[PAR, STEPS] > tab[PAR, EFFORT]:
         return LOW
-    king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
+    king = tab[SCALARS, KING]
     frame = frames[depth]
     mine = options[depth]
     frame[T_REMOVED], frame[T_WASTE], frame[T_BAG], frame[T_GOAL] = removed, length, bag, goal
@@ -551,7 +565,7 @@ def _stack_hopeless(
 ) -> bool:
     """``Perfect._stack_hopeless`` of the stop with the waste ``seq[:p]`` and the stock ``seq[p:]``."""
     smemo = memos[1]
-    words, key = swork[2], swork[3]
+    words = swork[2]
     _pack(seq, 0, p, words)
     known = _stack_known(smemo, removed, stock_bag, words)
     if known != LOW:

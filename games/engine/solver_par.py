@@ -16,9 +16,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .solver_kernel import par_kernel
-from .solver_position import DRAW_KIND, KING_POINTS, NO_CARD, PAIR_POINTS, RECYCLE_KIND, REMOVE, ROW_POINTS
-from .solver_position import Position, SolverMove, Table
 from .solver_parbound import Perfect, RelaxedMax, StackMax
+from .solver_position import (
+    DRAW_KIND,
+    KING_POINTS,
+    NO_CARD,
+    PAIR_POINTS,
+    RECYCLE_KIND,
+    REMOVE,
+    ROW_POINTS,
+    Position,
+    SolverMove,
+    Table,
+)
 from .solver_relax import BITS, kings_and_bag
 from .solver_search import Budget, OutOfBudget, deep_recursion, outside_after
 

@@ -13,7 +13,6 @@ from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverM
 from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
 from .solver_search import outside_after
 
-
 #: ``RelaxedMax.moves``: the move taking the first free king, if any, and each free card's moves
 Moves = tuple[tuple[int, int] | None, tuple[tuple[int, tuple[int, int] | None, tuple[tuple[int, int], ...]], ...]]
 

@@ -21,7 +21,7 @@ from functools import cache
 
 from .game import Game
 from .geometry import geometry
-from .moves import DRAW, RECYCLE, RETURN_THREE, STOCK, Move, Ref, pyramid_ref, put_back, remove, waste_ref
+from .moves import DRAW, RECYCLE, RETURN_THREE, STOCK, Move, Ref, put_back, pyramid_ref, remove, waste_ref
 from .moves import Kind as MoveKind
 from .rules import Rules, StockModel
 
@@ -444,7 +444,7 @@ class Table:
         to_come.update(waste)
         if drawn:
             to_come.add(drawn)
-        for k, v in enumerate(free_values):
+        for v in free_values:
             if v == king:
                 return False
             partner = pair_sum - v

@@ -14,6 +14,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from . import solver_kernel
+from .solver_apex import FinalCard
+from .solver_beam import Beam
+from .solver_kernel import LOST, TOO_DEEP, WON, Stack, StackKernel
 from .solver_position import (
     DRAW_KIND,
     HOUSE_DRAWS_SHIFT,
@@ -30,10 +34,6 @@ from .solver_position import (
     SolverMove,
     Table,
 )
-from .solver_apex import FinalCard
-from .solver_beam import Beam
-from . import solver_kernel
-from .solver_kernel import LOST, TOO_DEEP, WON, Stack, StackKernel
 from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
 
 if TYPE_CHECKING:
@@ -460,7 +460,7 @@ class WinSearch:
                 dead = 0
                 if len(waste) > table.stock_waste_pairs and not self.house:
                     if table.stock_waste_pairs:
-                        dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)
+                        dead = buried(table, removed, waste, lambda w: w in stock or w == drawn)  # noqa: B023 (called at once)
                     else:
                         dead = buried_alone(table, removed, waste)
                     if dead and dead != last_dead:

@@ -116,7 +116,7 @@ def running_site(work: Path) -> Iterator[Site]:
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the test server did not start: " + (work / "server.log").read_text())
+                    raise RuntimeError("the test server did not start: " + (work / "server.log").read_text()) from None
                 time.sleep(0.2)
         yield site
     finally:

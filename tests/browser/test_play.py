@@ -10,7 +10,19 @@ import pytest
 from games.engine import Game, parse_move
 
 from .conftest import ARTIFACTS, CLASSIC_SEED, FORTY_SEED
-from .helpers import box, card, drag, past_game, play_move, sign_up, start_ranked, tab_to, touch_drag, wait_confirmed, winning_line
+from .helpers import (
+    box,
+    card,
+    drag,
+    past_game,
+    play_move,
+    sign_up,
+    start_ranked,
+    tab_to,
+    touch_drag,
+    wait_confirmed,
+    winning_line,
+)
 
 
 def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, new_context: Any) -> None:

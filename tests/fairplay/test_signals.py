@@ -26,7 +26,7 @@ from fairplay.signals import (
 )
 from games.engine import Game, deal_from_seed, get_rules
 
-T0 = dt.datetime(2026, 12, 6, 9, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 12, 6, 9, 0, tzinfo=dt.UTC)
 LINE = tuple(f"m{i}" for i in range(40))
 
 

@@ -7,7 +7,6 @@ as soon as it exists."""
 from __future__ import annotations
 
 from html.parser import HTMLParser
-from typing import Any
 
 import pytest
 from django.contrib.auth.tokens import default_token_generator

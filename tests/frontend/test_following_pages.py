@@ -43,7 +43,7 @@ def today_board() -> dict[str, Any]:
 def test_every_board_has_the_switch_and_its_following_view(today_board: dict[str, Any], board: str) -> None:
     client = signed_in(today_board["me"])
     everyone = client.get(f"/leaderboards/?board={board}&preset=classic").content.decode()
-    assert re.search(r'<a href="\?board=%s&amp;preset=classic&amp;view=everyone" aria-current="page">Everyone</a>' % board, everyone)
+    assert re.search(rf'<a href="\?board={board}&amp;preset=classic&amp;view=everyone" aria-current="page">Everyone</a>', everyone)
     assert f'href="?board={board}&amp;preset=classic&amp;view=following">Following</a>' in everyone
     assert board_rows(everyone) == [("1", "Str"), ("2", "Fri"), ("3", "Me")]
     following = client.get(f"/leaderboards/?board={board}&preset=classic&view=following").content.decode()

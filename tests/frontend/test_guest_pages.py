@@ -13,8 +13,8 @@ from accounts.models import User
 from games.models import Game
 from games.services import game_move_make, game_ranked_start, game_resign
 from leaderboard.models import Score
-from tests.hardening.conftest import forget_limits
 from tests.factories import make_challenge, make_player
+from tests.hardening.conftest import forget_limits
 
 pytestmark = pytest.mark.usefixtures("db")
 

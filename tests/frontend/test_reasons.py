@@ -38,7 +38,7 @@ def asked(game: Game) -> list[str]:
 
 def refusals() -> set[str]:
     found = set()
-    for preset, rules in PRESETS.items():
+    for rules in PRESETS.values():
         for seed in range(4):
             game = Game.start(deal_from_seed(rules, seed))
             chooser = random.Random(seed)

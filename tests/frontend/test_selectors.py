@@ -25,7 +25,7 @@ ROME = zoneinfo.ZoneInfo("Europe/Rome")
     ],
 )
 def test_the_countdown_ends_at_midnight_in_the_challenge_zone(now: dt.datetime, expected: int) -> None:
-    with mock.patch("django.utils.timezone.now", return_value=now.astimezone(dt.timezone.utc)):
+    with mock.patch("django.utils.timezone.now", return_value=now.astimezone(dt.UTC)):
         assert selectors.seconds_to_next_day() == expected
 
 

@@ -2,7 +2,6 @@
 
 import datetime as dt
 
-
 from games.engine import RULES_VERSION
 from tests.factories import make_player
 

@@ -89,7 +89,7 @@ def test_no_url_of_the_site_shows_a_seed_or_a_hidden_card(world: World):
         client = Client(HTTP_ACCEPT_LANGUAGE="en", raise_request_exception=True)
         if viewer is not None:
             client.force_login(viewer)
-        for route, pattern in routes:
+        for route, _pattern in routes:
             for path, params in urls_of(route, world):
                 where = f"GET {path} as {viewer_name}"
                 response = client.get(path)

@@ -7,7 +7,7 @@ from games.models import Game
 from leaderboard.models import Score
 from tests.factories import make_challenge, make_player
 
-BASE = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.timezone.utc)
+BASE = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC)
 _minutes = itertools.count()
 
 

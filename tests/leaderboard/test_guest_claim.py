@@ -23,8 +23,8 @@ from leaderboard.models import Score
 from leaderboard.selectors import leaderboard_page
 from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, standing_at_write
 from piramide_site.errors import NotAllowed, NotYours
-from tests.hardening.conftest import forget_limits
 from tests.factories import end_the_day, make_challenge, make_player
+from tests.hardening.conftest import forget_limits
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -108,7 +108,7 @@ def test_redis_never_lets_an_older_entry_overwrite_a_newer_one(redis_ranks, play
 
     board = Board.all_time("classic")
     redis_ranks.rebuild(board)
-    when = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
+    when = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
     redis_ranks._write(board, [Entry(players[0].pk, 300, 60, when, version=2)])
     redis_ranks._write(board, [Entry(players[0].pk, 100, 30, when, version=1)])  # arrives late
     rank, entry = redis_ranks.rank_of(board, players[0].pk)
@@ -121,7 +121,7 @@ def test_redis_encoding_round_trips(points):
     from leaderboard.boards import Entry
     from leaderboard.ranks import _entry, _member, _score
 
-    entry = Entry(42, points, 77, dt.datetime(2026, 3, 29, 1, 2, 3, 456789, tzinfo=dt.timezone.utc))
+    entry = Entry(42, points, 77, dt.datetime(2026, 3, 29, 1, 2, 3, 456789, tzinfo=dt.UTC))
     back = _entry(_member(entry), float(_score(entry)))
     assert (back.player_id, back.points, back.moves, back.finished_at) == (42, points, 77, entry.finished_at)
 

@@ -11,14 +11,13 @@ import pytest
 from django.db import connection
 from django.utils import timezone, translation
 
+from accounts.verification import email_verify, verification_token
 from games.selectors import challenge_day_start
 from games.services import game_move_make, game_ranked_start, game_resign
 from leaderboard.boards import Board
 from leaderboard.models import Score
-from leaderboard.selectors import leaderboard_page
-from accounts.verification import email_verify, verification_token
+from leaderboard.selectors import leaderboard_page, standing_text
 from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, standing_at_write
-from leaderboard.selectors import standing_text
 from tests.factories import end_the_day, make_challenge, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -138,10 +138,10 @@ def play(challenge_id: int, player: Any, moves: list[str], *, resign: bool = Fal
 def test_a_backup_restored_into_a_fresh_database_holds_every_game_move_and_score(
     postgres: Any, redis_url: str, transactional_db: Any, tmp_path: Path
 ) -> None:
+    import datetime as dt
+
     from django.db import connection
     from django.test import Client
-
-    import datetime as dt
 
     from tests.factories import WINNABLE, make_challenge, make_player
     from tests.faults.conftest import winning_line

@@ -3,7 +3,8 @@
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
-from piramide_site.urls import handler400, handler404, handler500, urlpatterns as site_urlpatterns  # noqa: F401
+from piramide_site.urls import handler400, handler404, handler500  # noqa: F401
+from piramide_site.urls import urlpatterns as site_urlpatterns
 
 
 def divide_by_zero(request: HttpRequest) -> HttpResponse:

@@ -127,7 +127,7 @@ class FakeSentry(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), self.Handler)
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             encoding = self.headers.get("Content-Encoding", "")
             if encoding == "gzip":
@@ -156,18 +156,18 @@ def fake_sentry() -> Iterator[FakeSentry]:
     server.server_close()
 
 
-SCRIPT = """
+SCRIPT = f"""
 import django, sentry_sdk
 django.setup()
 from django.test import Client, override_settings
 from django.test.utils import setup_test_environment
 setup_test_environment()
 with override_settings(ROOT_URLCONF="tests.site.failing_urls"):
-    response = Client(raise_request_exception=False).get("%s", HTTP_X_REQUEST_ID="sentry-check-1")
+    response = Client(raise_request_exception=False).get("{FAULT}", HTTP_X_REQUEST_ID="sentry-check-1")
 assert response.status_code == 500, response.status_code
 print("active" if sentry_sdk.get_client().is_active() else "inactive")
 sentry_sdk.flush(timeout=10)
-""" % FAULT
+"""
 
 
 def run_site(dsn: str | None) -> str:

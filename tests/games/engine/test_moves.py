@@ -1,7 +1,20 @@
 import pytest
 
 from games.engine.cards import NotationError
-from games.engine.moves import DRAW, RECYCLE, RETURN_THREE, STOCK, WASTE, format_moves, parse_move, parse_moves, put_back, pyramid_ref, remove, waste_ref
+from games.engine.moves import (
+    DRAW,
+    RECYCLE,
+    RETURN_THREE,
+    STOCK,
+    WASTE,
+    format_moves,
+    parse_move,
+    parse_moves,
+    put_back,
+    pyramid_ref,
+    remove,
+    waste_ref,
+)
 
 
 @pytest.mark.parametrize("text", ["D", "R", "T", "B3", "7.1", "7.1+7.4", "6.2+S", "5.5+W", "S+W", "W+W3", "W2+W4", "S", "W"])

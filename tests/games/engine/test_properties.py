@@ -11,7 +11,19 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from games.engine.cards import Card
 from games.engine.deal import deal_from_seed
 from games.engine.game import Game, IllegalMoveError, Outcome
-from games.engine.moves import DRAW, RECYCLE, RETURN_THREE, STOCK, Kind, Move, Place, put_back, pyramid_ref, remove, waste_ref
+from games.engine.moves import (
+    DRAW,
+    RECYCLE,
+    RETURN_THREE,
+    STOCK,
+    Kind,
+    Move,
+    Place,
+    put_back,
+    pyramid_ref,
+    remove,
+    waste_ref,
+)
 from games.engine.record import GameRecord, parse_record
 from games.engine.rules import PRESETS, StockModel, get_rules
 from games.engine.scoring import count_moves

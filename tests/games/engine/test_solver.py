@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from games.engine import solver
 from games.engine.deal import parse_deal
 from games.engine.game import Game, IllegalMoveError, Outcome
 from games.engine.moves import DRAW, parse_moves
 from games.engine.rules import PRESETS, get_rules
-from games.engine import solver
 from games.engine.solver import Hint, Verdict, hint, review, solve, solve_par
 from games.engine.solver_par import ParSearch
 from games.engine.solver_position import Position

@@ -14,8 +14,8 @@ import random
 import pytest
 
 from games.engine.brute import explore
-from games.engine.game import Game, Outcome
 from games.engine.deal import deal_from_seed
+from games.engine.game import Game, Outcome
 from games.engine.rules import PRESETS, Rules, StockModel, get_rules
 from games.engine.solver import Verdict, hint, solve, solve_par
 from games.engine.solver_beam import Beam

@@ -23,8 +23,8 @@ import pytest
 from games.engine import PRESETS, Game, deal_from_seed
 from games.engine.brute import explore
 from games.engine.game import Outcome
-from games.engine.solver import Verdict, solve
 from games.engine.rules import FULL_RANKS, Rules, StockModel
+from games.engine.solver import Verdict, solve
 from games.engine.solver_apex import FinalCard
 from games.engine.solver_kernel import (
     GAVE_UP,

@@ -24,7 +24,7 @@ from games.engine.solver_search import Budget, OutOfBudget
 
 pytest.importorskip("numba")
 
-from games.engine.solver_numba_par import KernelPerfect, _relaxed, _stack  # noqa: E402
+from games.engine.solver_numba_par import KernelPerfect, _relaxed, _stack
 
 #: the presets whose clearing search runs compiled (removals take only the tops)
 COMPILED_PRESETS = ["classic", "one-pass", "egyptian", "forty-open", "double"]

@@ -11,6 +11,7 @@ from games.engine import Game as EngineGame
 from games.engine.solver import solve
 from games.models import Move
 from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
+from piramide_site.errors import StaleMove
 from races.services import race_create, race_join, race_leave, race_move_make, race_resign, race_start
 from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
 from tests.sockets import cards_in
@@ -108,7 +109,7 @@ def test_a_rolled_back_move_publishes_nothing(sent, challenge, player, django_ca
 def test_a_refused_move_publishes_nothing(sent, challenge, player, django_capture_on_commit_callbacks):
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     with django_capture_on_commit_callbacks(execute=True):
-        with pytest.raises(Exception):
+        with pytest.raises(StaleMove):
             game_move_make(game_id=game.pk, player=player, move="D", seen=5)
     assert sent == []
 

@@ -7,7 +7,7 @@ import pytest
 from games.models import DailyChallenge
 from games.selectors import challenge_day_end, challenge_is_open, challenge_is_over, local_today
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def at(text: str) -> dt.datetime:

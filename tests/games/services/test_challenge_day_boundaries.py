@@ -11,7 +11,7 @@ from tests.factories import make_challenge
 
 pytestmark = pytest.mark.django_db
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 ONE_SECOND = dt.timedelta(seconds=1)
 
 

@@ -99,7 +99,7 @@ def test_two_fills_at_once_never_duplicate_or_lose_a_challenge(postgres, today):
     def run():
         try:
             results.append(challenges_fill(today=today, days=1, presets=["classic"]))
-        except Exception as error:  # noqa: BLE001 - reported below
+        except Exception as error:
             errors.append(error)
         finally:
             connection.close()

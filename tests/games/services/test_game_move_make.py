@@ -79,7 +79,7 @@ def test_a_move_on_a_challenge_not_yet_open_is_refused(player, today):
 
 
 def test_a_ranked_game_closes_when_its_day_is_over(player, ranked):
-    tomorrow = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1)
+    tomorrow = dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
     with mock.patch("django.utils.timezone.now", return_value=tomorrow):
         with pytest.raises(NotAllowed, match="day is over"):
             game_move_make(game_id=ranked.pk, player=player, move="D", seen=0)
