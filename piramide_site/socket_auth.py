@@ -27,7 +27,7 @@ _read_user = db_call(sync_function_of(get_user))
 
 
 class SessionUserMiddleware:
-    """Channels' ``AuthMiddleware``, its user read by ``db_call`` instead of on the thread-sensitive thread."""
+    """What Channels' ``AuthMiddleware`` does, the user read eagerly by ``db_call`` instead of on the thread-sensitive thread."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner

@@ -128,7 +128,7 @@ def test_a_cached_related_object_is_read_without_a_query(django_assert_num_queri
     game = Game(player_id=user.pk)
     assert not internals.related_is_cached(game, "player")
     internals.cache_related(game, "player", user)
-    assert internals.related_is_cached(game, "player")
+    assert internals.related_is_cached(game, "player"), "Model._state.fields_cache: cache_related no longer caches"
     with django_assert_num_queries(0):
         assert game.player is user, "Model._state.fields_cache: no longer where a foreign key's object is read from"
     read = Game(player_id=user.pk)
