@@ -10,6 +10,8 @@ channels 4.3.2, djangorestframework 3.18.3), so an upgrade that changes one fail
 - ``BaseDatabaseWrapper.in_atomic_block`` (``in_atomic_block``).
 - ``Model._state.fields_cache`` (``cache_related``, ``related_is_cached``).
 - DRF's ``Request._request`` (``django_request``).
+- Channels' ``get_handler_name`` (``handler_name``), and ``AsyncConsumer`` routing every message through
+  ``dispatch``, which ``games.consumers`` overrides.
 - Django's ASGI handler, subclassed by ``piramide_site.http``: ``load_middleware``, ``create_request``,
   ``send_response``, ``chunk_size``, ``get_script_prefix`` and ``HttpResponseBase._handler_class``
   (``asgi_script_prefix``, ``handled_by``); its ``handle`` is replaced whole.
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import SyncToAsync
+from channels.consumer import get_handler_name
 from django.core.handlers.asgi import get_script_prefix
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Model
@@ -71,6 +74,12 @@ def django_request(request: Any) -> HttpRequest:
     """The ``HttpRequest`` a DRF ``Request`` wraps (Django's ``login``, ``logout``, ``get_token`` take it)."""
     wrapped: HttpRequest = request._request
     return wrapped
+
+
+def handler_name(message: dict[str, Any]) -> str:
+    """The consumer method for a message: its ``type`` with dots as underscores (ValueError if it starts with one)."""
+    name: str = get_handler_name(message)
+    return name
 
 
 def asgi_script_prefix(scope: dict[str, Any]) -> str:

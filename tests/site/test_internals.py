@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 import pytest
 from asgiref.sync import sync_to_async
 from channels.auth import get_user
+from channels.consumer import AsyncConsumer
+from channels.exceptions import StopConsumer
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core import signals
@@ -210,3 +212,28 @@ def test_django_s_handle_is_the_one_the_custom_handler_replaces() -> None:
         "Django changed ASGIHandler.handle, which piramide_site.http.SyncChainASGIHandler.handle replaces: "
         "carry the change over (or not), then update HANDLE_SHA256"
     )
+
+
+def test_a_consumer_hands_every_message_to_its_dispatch_under_its_handler_name() -> None:
+    seen: list[str] = []
+
+    class Probe(AsyncConsumer):
+        channel_layer_alias = None
+
+        async def dispatch(self, message: dict[str, Any]) -> None:
+            seen.append(internals.handler_name(message))
+            if len(seen) == 2:
+                raise StopConsumer()
+
+    messages = iter([{"type": "websocket.connect"}, {"type": "websocket.receive", "text": "{}"}])
+
+    async def receive() -> dict[str, Any]:
+        return next(messages)
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    asyncio.run(asyncio.wait_for(Probe()({"type": "websocket"}, receive, send), 5))
+    assert seen == ["websocket_connect", "websocket_receive"], "AsyncConsumer no longer routes messages through dispatch, or get_handler_name changed"
+    with pytest.raises(ValueError):
+        internals.handler_name({"type": "_private.call"})
