@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from piramide_site.errors import BadRequest, Throttled
 from piramide_site.inputs import StrictSerializer, require_no_body
+from piramide_site.internals import django_request
 
 from . import selectors
 from .backends import refusal_of
@@ -62,7 +63,7 @@ class CsrfApi(APIView):
 
     @extend_schema(responses=inline_serializer("Csrf", {"csrf_token": serializers.CharField()}))
     def get(self, request: Request) -> Response:
-        return Response({"csrf_token": get_token(request._request)})
+        return Response({"csrf_token": get_token(django_request(request))})
 
 
 class SignUpApi(APIView):
@@ -80,7 +81,7 @@ class SignUpApi(APIView):
         data = self.SignUpInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = user_create(**data.validated_data)
-        login(request._request, user, backend="accounts.backends.LockoutModelBackend")
+        login(django_request(request), user, backend="accounts.backends.LockoutModelBackend")
         if user.email:
             _send_quietly(request, user)
         return Response(UserOutputSerializer(user).data, status=status.HTTP_201_CREATED)
@@ -102,13 +103,13 @@ class SignInApi(APIView):
         that signed in as it before (accounts/signin.py)."""
         data = self.SignInInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request._request, **data.validated_data)
-        refusal = refusal_of(request._request)
+        user = authenticate(django_request(request), **data.validated_data)
+        refusal = refusal_of(django_request(request))
         if user is None and refusal is not None:
             raise SignInRefused(refusal)
         if user is None:
             raise BadRequest("wrong username or password")
-        login(request._request, user)
+        login(django_request(request), user)
         return Response(UserOutputSerializer(user).data)
 
 
@@ -138,7 +139,7 @@ class SignOutApi(APIView):
     @extend_schema(request=None, responses={204: None})
     def post(self, request: Request) -> Response:
         require_no_body(request)
-        logout(request._request)
+        logout(django_request(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -155,7 +156,7 @@ class PasswordChangeApi(APIView):
         data = self.PasswordChangeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = user_password_change(user=request.user, **data.validated_data)
-        update_session_auth_hash(request._request, user)
+        update_session_auth_hash(django_request(request), user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -233,7 +234,7 @@ class AccountDeleteApi(APIView):
         data = self.AccountDeleteInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user_delete(user=request.user, password=data.validated_data["password"])
-        logout(request._request)
+        logout(django_request(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

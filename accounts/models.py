@@ -1,4 +1,5 @@
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
@@ -18,11 +19,31 @@ class PlayerManager(UserManager["User"]):
     display name, the username when none is given, and that name's skeleton: both columns are
     unique, so an account made without them would block the next one."""
 
-    def _create_user_object(self, username: str, email: str | None, password: str | None, **extra_fields: object) -> "User":
-        name = display_name_normalize(str(extra_fields.pop("display_name", "") or username))
-        user: User = super()._create_user_object(username, email, password, **extra_fields)
-        user.display_name, user.display_name_skeleton = name, display_name_skeleton(name)
-        return user
+    def create_user(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+        return super().create_user(username, email, password, **_named(username, extra_fields))
+
+    create_user.alters_data = True  # type: ignore[attr-defined]
+
+    async def acreate_user(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+        return await super().acreate_user(username, email, password, **_named(username, extra_fields))
+
+    acreate_user.alters_data = True  # type: ignore[attr-defined]
+
+    def create_superuser(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+        return super().create_superuser(username, email, password, **_named(username, extra_fields))
+
+    create_superuser.alters_data = True  # type: ignore[attr-defined]
+
+    async def acreate_superuser(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+        return await super().acreate_superuser(username, email, password, **_named(username, extra_fields))
+
+    acreate_superuser.alters_data = True  # type: ignore[attr-defined]
+
+
+def _named(username: str, extra_fields: dict[str, Any]) -> dict[str, Any]:
+    """``extra_fields`` with the display name (the username when none is given) and its skeleton."""
+    name = display_name_normalize(str(extra_fields.pop("display_name", "") or username))
+    return {**extra_fields, "display_name": name, "display_name_skeleton": display_name_skeleton(name)}
 
 
 class User(AbstractUser):

@@ -16,7 +16,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -25,6 +24,7 @@ from django.db import InterfaceError, OperationalError
 from piramide_site import jsontext, metrics
 from piramide_site.db_calls import db_call
 from piramide_site.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
+from piramide_site.internals import handler_name
 
 from . import events, live, live_moves, services
 
@@ -216,7 +216,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         """Channels' dispatch without its close_old_connections hop to a thread on every message:
         here every database call goes through ``db_call``, which closes stale connections itself,
         and an event forwarded to a spectator touches no database at all."""
-        handler = getattr(self, get_handler_name(message), None)
+        handler = getattr(self, handler_name(message), None)
         if handler is None:
             raise ValueError(f"no handler for message type {message['type']}")
         await handler(message)

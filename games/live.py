@@ -20,6 +20,7 @@ from rest_framework import serializers
 from games.engine import Game as EngineGame
 from games.engine import parse_move
 from piramide_site.errors import NotFound
+from piramide_site.internals import related_is_cached
 
 from .models import DailyChallenge, Game
 from .selectors import challenge_is_over, game_engine_state, game_view
@@ -43,7 +44,7 @@ NAME_SECONDS = 60.0
 
 def game_player_ref(game: Game) -> dict[str, Any]:
     """The game's player as summaries show it, without a query per move (the locked row lacks the name)."""
-    if "player" in game._state.fields_cache:
+    if related_is_cached(game, "player"):
         return player_ref(game.player)
     now = time.monotonic()
     known = _names.get(game.player_id)

@@ -47,6 +47,7 @@ from piramide_site.errors import (
     NotYours,
     StaleMove,
 )
+from piramide_site.internals import cache_related, in_atomic_block
 
 from . import events, positions, rotation
 from .models import SEED_BOUND, DailyChallenge, Game, Move, commitment_fields
@@ -531,7 +532,7 @@ def _move_write(plan: HintedMove, now: dt.datetime) -> bool:
     trip and one commit.  False when the row had moved on (another tab, process or request): then
     nothing was written.
     """
-    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+    if connection.vendor == "postgresql" and not in_atomic_block(connection):
         with connection.cursor() as cursor:
             cursor.execute(MOVE_WRITE_SQL, plan.write_args(now))
             return cursor.rowcount == 1
@@ -740,7 +741,7 @@ def move_from_hint_play(plan: HintedMove, now: dt.datetime | None = None) -> Pla
         started_at=facts.started_at, finished_at=now if ends else None,
     )
     if getattr(plan.player, "display_name", None) is not None:
-        game._state.fields_cache["player"] = plan.player  # the owner: summaries need no query for the name
+        cache_related(game, "player", plan.player)  # the owner: summaries need no query for the name
     return Play(game, plan.after)
 
 

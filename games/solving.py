@@ -41,6 +41,7 @@ from django.db import connections
 
 from piramide_site import limits, metrics
 from piramide_site.errors import Throttled, Unavailable
+from piramide_site.internals import in_atomic_block
 
 from . import solver_jobs
 
@@ -112,7 +113,7 @@ def release_connections() -> None:
     """Give this thread's database connections back (to the pool, on Postgres) before waiting on a
     search; a later query takes one again.  Not inside a transaction, which would be cut short."""
     for connection in connections.all(initialized_only=True):
-        if not connection.in_atomic_block:
+        if not in_atomic_block(connection):
             connection.close()
 
 

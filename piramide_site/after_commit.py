@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from collections.abc import Callable, Hashable
 
-from asgiref.sync import SyncToAsync
 from django.db import transaction
 
 from .db_calls import db_call
+from .internals import calling_loop
 from .loops import of_loop
 
 log = logging.getLogger(__name__)
@@ -39,12 +38,7 @@ Job = Callable[[], None]
 
 def server_loop() -> asyncio.AbstractEventLoop | None:
     """The event loop that called this thread through ``sync_to_async`` (a socket's or a request's), if any."""
-    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
-        return None
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    if loop is None or loop.is_closed() or not loop.is_running():
-        return None
-    return loop
+    return calling_loop()
 
 
 def later(key: Hashable, job: Job) -> None:

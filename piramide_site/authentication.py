@@ -4,6 +4,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
 
+from .internals import django_request
+
 
 class CsrfSessionAuthentication(SessionAuthentication):
     """Session authentication that checks CSRF on every unsafe request, signed in or not.
@@ -14,7 +16,7 @@ class CsrfSessionAuthentication(SessionAuthentication):
 
     def authenticate(self, request: Request) -> tuple[Any, None] | None:
         self.enforce_csrf(request)
-        user = getattr(request._request, "user", None)
+        user = getattr(django_request(request), "user", None)
         if not user or not user.is_active:
             return None
         return (user, None)

@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
-from asgiref.sync import SyncToAsync
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
+from django.db.backends.signals import connection_created
+
+from .internals import keep_connection_until
+
+#: Per thread: the aliases of the connections it opened whose deadline ``tidy_connections`` has yet to set.
+_fresh = threading.local()
+
+
+def _fresh_aliases() -> set[str]:
+    aliases: set[str] | None = getattr(_fresh, "aliases", None)
+    if aliases is None:
+        aliases = _fresh.aliases = set()
+    return aliases
+
+
+def _note_fresh(sender: Any, connection: Any, **kwargs: Any) -> None:
+    _fresh_aliases().add(connection.alias)
+
+
+connection_created.connect(_note_fresh, dispatch_uid="piramide_site.db_calls")
 
 
 def tidy_connections() -> None:
@@ -23,21 +45,20 @@ def tidy_connections() -> None:
     closed as Django closes it (``close_if_unusable_or_obsolete``); the next call reconnects.
     """
     keep = float(getattr(settings, "LIVE_DB_CONN_MAX_AGE", 300))
+    fresh = _fresh_aliases()
     for conn in connections.all(initialized_only=True):
-        raw = conn.connection
-        if raw is not None and conn.__dict__.get("_live_kept") != id(raw):
-            conn.__dict__["_live_kept"] = id(raw)
-            conn.close_at = time.monotonic() + keep
+        if conn.alias in fresh:  # opened since the last tidy: its deadline counts from now
+            fresh.discard(conn.alias)
+            keep_connection_until(conn, time.monotonic() + keep)
         conn.close_if_unusable_or_obsolete()
 
 
-class _LiveDatabaseCall(SyncToAsync):
-    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
+def _tidied(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    tidy_connections()
+    try:
+        return func(*args, **kwargs)
+    finally:
         tidy_connections()
-        try:
-            return super().thread_handler(loop, *args, **kwargs)
-        finally:
-            tidy_connections()
 
 
 def db_call(func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
@@ -49,4 +70,4 @@ def db_call(func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     thread: ``tidy_connections``).  Services and selectors share no state between threads but
     the position memory, which locks.
     """
-    return _LiveDatabaseCall(func, thread_sensitive=False)
+    return sync_to_async(partial(_tidied, func), thread_sensitive=False)

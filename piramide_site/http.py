@@ -39,12 +39,13 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
-from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.core.handlers.asgi import ASGIHandler
 from django.db import close_old_connections
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
 from . import errors, headers
+from .internals import asgi_script_prefix, handled_by
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ class SyncChainASGIHandler(ASGIHandler):
         except BodyTooLarge:
             await self.refuse_body(scope, send, limit)
             return
-        set_script_prefix(get_script_prefix(scope))
+        set_script_prefix(asgi_script_prefix(scope))
         try:
             response = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(scope, body_file)
             try:
@@ -129,7 +130,7 @@ class SyncChainASGIHandler(ASGIHandler):
         request, response = self.create_request(scope, body_file)
         if request is not None:
             response = self.get_response(request)
-            response._handler_class = self.__class__
+            handled_by(response, self.__class__)
             if isinstance(response, FileResponse):
                 response.block_size = self.chunk_size
         if response.streaming and not response.is_async:

@@ -16,20 +16,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.auth import AuthMiddleware, get_user
+from channels.auth import get_user
 from channels.sessions import CookieMiddleware, SessionMiddleware
 
 from .db_calls import db_call
+from .internals import sync_function_of
 
-#: Channels' ``get_user`` is a ``database_sync_to_async``: ``func`` is the function it wraps
-_read_user = db_call(get_user.func)
+#: Channels' ``get_user`` is a ``database_sync_to_async``: the function it runs, on the pool
+_read_user = db_call(sync_function_of(get_user))
 
 
-class SessionUserMiddleware(AuthMiddleware):
-    """``AuthMiddleware``, its user read by ``db_call`` instead of on the thread-sensitive thread."""
+class SessionUserMiddleware:
+    """What Channels' ``AuthMiddleware`` does, the user read eagerly by ``db_call`` instead of on the thread-sensitive thread."""
 
-    async def resolve_scope(self, scope: dict[str, Any]) -> None:
-        scope["user"]._wrapped = await _read_user(scope)
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        if "session" not in scope:
+            raise ValueError("SessionUserMiddleware cannot find the session in the scope: SessionMiddleware goes above it")
+        return await self.inner(dict(scope, user=await _read_user(scope)), receive, send)
 
 
 def SessionAuthStack(inner: Any) -> Any:

@@ -27,6 +27,7 @@ from django.db import connection, connections, transaction
 from games.engine import PRESETS
 from games.selectors import is_daily_deal
 from games.services import draw_seed
+from piramide_site.internals import in_atomic_block
 
 from .models import PooledDeal
 
@@ -56,7 +57,7 @@ def race_deal_take(*, preset: str) -> int | None:
     SQLite a write transaction holds the whole database, and the delete's count says who took it.
     A deal that has become a daily deal since it was added is thrown away, never dealt.
     """
-    assert transaction.get_connection().in_atomic_block, "take a deal inside the transaction that deals it"
+    assert in_atomic_block(connection), "take a deal inside the transaction that deals it"
     while True:
         deals = PooledDeal.objects.filter(preset=preset).order_by("id")
         if connection.features.has_select_for_update_skip_locked:

@@ -24,3 +24,12 @@ def test_create_user_keeps_a_given_display_name_in_its_stored_form() -> None:
     user = User.objects.create_user("ann", password="x", display_name="  Ann\u00a0 Bell ")
     assert user.display_name == "Ann Bell"
     assert user.display_name_skeleton == display_name_skeleton("Ann Bell")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_async_paths_name_the_account_too() -> None:
+    user = await User.objects.acreate_user("bea", password="x")
+    boss = await User.objects.acreate_superuser("Boss", password="y", display_name="The Boss")
+    assert (user.display_name, user.display_name_skeleton) == ("bea", display_name_skeleton("bea"))
+    assert (boss.display_name, boss.is_superuser) == ("The Boss", True)
