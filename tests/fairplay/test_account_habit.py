@@ -14,8 +14,8 @@ from fairplay.models import Assessment
 from fairplay.services import account_habit, play_records, score_assess
 from fairplay.signals import top_line_hit
 from games.models import Game, Move
-from leaderboard.models import Score
 from games.selectors import local_today
+from leaderboard.models import Score
 from tests.factories import make_challenge, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
