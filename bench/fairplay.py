@@ -2,7 +2,7 @@
 finished ranked game scored with ``fairplay.signals.assess``, and per kind the share flagged.
 
     .venv/bin/python bench/fairplay.py [--honest 250] [--cheaters 60] [--days 8] [--seed 1]
-                                       [--preset classic]
+                                       [--preset classic] [--regulars] [--dump FILE]
 
 Each day deals one challenge, found as the service finds one (``games.services._find_winnable``:
 the solver proves the deal winnable, then finds its par), from seeds a ``random.Random(--seed)``
@@ -48,20 +48,41 @@ Cheaters (``--cheaters`` of each kind, spread over the days):
   honest players played themselves (the source aside), and which the target counts; and copies of
   common lines, which one game repeating cannot be told from an honest player's coincidence.
 
+Regulars (``--regulars``; without it every day has players of its own, so no habit can show).
+The same accounts come back every day of the run: ``--honest / 0.8`` honest accounts, each with
+its temper, think times, address, device cookie and group (office, household or single, drawn as
+above, once), a window of the day it plays in (drawn once from the start-time mix above; the
+office's from its hours), and a chance of playing a given day drawn from 0.7 to 0.9
+(``PLAY_CHANCE``), so a day has about ``--honest`` of them; a household that plays in one sitting
+does so every day it plays.  The copiers are ``--cheaters / --days / 0.8`` accounts, each with its
+address, device cookie and pace, each playing a day with a chance drawn from 0.7 to 0.9, at a time
+as above; each day a copier plays it copies that day's top line, as above.  The other cheater
+kinds are new accounts every day, as without ``--regulars``.  With ``--regulars`` the copy-line
+target counts every copy, of rare lines or common: the habit is there to catch them all.
+
 Every ranked game is scored when it finishes, against the day's games started by then, each as the
 server had it at that moment (a game still going has its moves so far and no finish), with
 ``address_accounts`` counted from those games, as ``assess`` does, and, for a game that repeats
 another's line, its ``population`` from the other players' games finished by the time the first
 one it repeats did (``signals.population_cutoff``), as ``fairplay.services`` reads it from the
-database.  Printed per kind: games, share
-flagged, median, 1st and 99th percentile of the suspicion, and how often each signal fired
-(above 0); then whether the targets of issue 39 hold (every cheater kind >= 95% flagged, honest
-players <= 1%) and the time taken.  It prints figures; it asserts nothing.
+database.  Then ``line_habit`` across the days (``habits``), as ``fairplay.services`` reads it:
+in the order games finish, each game's account's games of the ``HABIT_DAYS`` days up to it, each a
+hit or not as it was at its own finish (``signals.top_line_hit``), with its day's top share as it
+stood then; a habit found raises the account's earlier hits to it (``services.habit_spread``).
+Printed per kind: games, share flagged (at the end of the run, earlier hits raised; for copies
+also when they finished), median, 1st and 99th percentile of the suspicion, and how often each signal fired
+(above 0); the noise of the honest players whose games ``line_habit`` scored above 0 (a strong
+player has a low one); then whether the targets of issue 39 hold (every cheater kind >= 95% flagged, honest
+players <= 1%) and the time taken.  It prints figures; it asserts nothing.  ``--dump FILE``
+writes each game's facts (its player's temper, whether it won, repeated an earlier line, was the
+top so far, was a hit, and its final ``line_habit``), a JSON object a line, for studying
+discriminators.
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import datetime as dt
 import math
 import os
@@ -92,6 +113,9 @@ MAX_MOVES = 400
 #: A copied line that at least this share of the day's honest players played themselves (its source
 #: aside) is common: one game repeating it is no evidence (docs/fairplay.md, *Measured*).
 COMMON_LINE = 0.01
+#: ``--regulars``: the chance an honest account or a copier plays a given day, drawn per account.
+PLAY_CHANCE = (0.7, 0.9)
+PLAY_CHANCE_MEAN = sum(PLAY_CHANCE) / 2
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
@@ -242,7 +266,13 @@ class World:
 
 
 def record(
-    world: World, start: dt.datetime, moves: tuple[str, ...], thinks: list[float], address: str, device: str
+    world: World,
+    start: dt.datetime,
+    moves: tuple[str, ...],
+    thinks: list[float],
+    address: str,
+    device: str,
+    player_id: int | None = None,
 ) -> PlayRecord:
     times, now = [], start
     for seconds in thinks:
@@ -250,7 +280,8 @@ def record(
         times.append(now)
     finished = now + dt.timedelta(seconds=world.rng.uniform(1, 20)) if not times else times[-1]
     game_id = world.new_id()
-    return PlayRecord(game_id, game_id, start, finished, moves, tuple(times), address, device)
+    return PlayRecord(game_id, game_id if player_id is None else player_id, start, finished, moves, tuple(times),
+                      address, device)
 
 
 def start_time(day: dt.datetime, rng: random.Random) -> dt.datetime:
@@ -303,7 +334,110 @@ def simulate_day(world: World, preset: str, deal: DayDeal, day: dt.datetime, hon
     return plays
 
 
-def cheat(world: World, kind: str, deal: DayDeal, start_game: Game, day: dt.datetime, plays: DayPlays) -> None:
+@dataclass(frozen=True)
+class Regular:
+    """An account that comes back (``--regulars``): who it is stays the same every day of the run."""
+
+    player_id: int
+    address: str
+    device: str
+    #: single, household or office; for a household, its number and whether it plays in one sitting
+    group: str
+    #: The chance it plays a given day, and when in the day it plays (hours).
+    chance: float
+    window: tuple[float, float]
+    temper: Temper | None = None
+    household: int = 0
+    together: bool = False
+    #: A copier's pace (median, sigma): copiers copy, so they need no temper.
+    pace: tuple[float, float] = (0.0, 0.0)
+
+
+def regulars_draw(world: World, honest: int, copiers: int) -> tuple[list[Regular], list[Regular]]:
+    """The run's honest accounts and copiers.  So that a day has ``honest`` honest players on average,
+    there are ``honest / PLAY_CHANCE_MEAN`` of them, each playing a day with a chance of its own; the
+    office's 25 and the households' share are as a day of ``simulate_day`` has them."""
+    rng = world.rng
+    accounts = round(honest / PLAY_CHANCE_MEAN)
+
+    def chance() -> float:
+        return rng.uniform(*PLAY_CHANCE)
+
+    def window() -> tuple[float, float]:
+        return rng.choices([(7, 9), (12, 14), (18, 23), (6, 24)], weights=[15, 20, 45, 20])[0]
+
+    found: list[Regular] = []
+    left = accounts
+    if honest >= 50:
+        office = world.address()
+        for _ in range(25):
+            hours = (12, 13) if rng.random() < 0.3 else (9, 17)
+            found.append(Regular(world.new_id(), office, world.device(), "office", chance(), hours, Temper.draw(rng)))
+        left -= 25
+    for number in range(1, round(left * 0.1 / 2.5) + 1):
+        size, address, together, hours = rng.choice((2, 3)), world.address(), rng.random() < 0.6, window()
+        for _ in range(size):
+            found.append(Regular(world.new_id(), address, world.device(), "household", chance(), hours,
+                                 Temper.draw(rng), number, together))
+        left -= size
+    for _ in range(max(0, left)):
+        found.append(Regular(world.new_id(), world.address(), world.device(), "single", chance(), window(),
+                             Temper.draw(rng)))
+    copying = [Regular(world.new_id(), world.address(), world.device(), "copier", chance(), (6, 24),
+                       pace=human_pace(rng)) for _ in range(copiers)]
+    return found, copying
+
+
+def simulate_regular_day(
+    world: World,
+    preset: str,
+    deal: DayDeal,
+    day: dt.datetime,
+    regulars: list[Regular],
+    copiers: list[Regular],
+    cheaters: dict[str, int],
+) -> DayPlays:
+    """A day of ``--regulars``: each honest account plays with its chance, at a time in its window,
+    with its temper; a household that plays in one sitting plays one after another; each copier
+    that plays copies the day's top line.  The other cheater kinds are new accounts each day."""
+    rng = world.rng
+    start_game = Game.start(deal_from_seed(get_rules(preset), deal.seed))
+    plays = DayPlays([], {}, {})
+    sitting: dict[int, dt.datetime] = {}
+    for regular in regulars:
+        if rng.random() >= regular.chance or regular.temper is None:
+            continue
+        start = day + dt.timedelta(hours=rng.uniform(*regular.window))
+        if regular.together and regular.household in sitting:
+            start = sitting[regular.household] + dt.timedelta(minutes=rng.uniform(0, 15))
+        temper = regular.temper
+        moves = play_honest(start_game, temper, rng)
+        rec = record(world, start, moves, human_thinks(len(moves), temper.think_median, temper.think_sigma, rng),
+                     regular.address, regular.device, regular.player_id)
+        if regular.together:
+            sitting[regular.household] = rec.finished_at
+        plays.records.append(rec)
+        plays.kinds[rec.game_id], plays.groups[rec.game_id] = HONEST, regular.group
+    for kind, count in cheaters.items():
+        if kind == "copy-line":
+            continue
+        for _ in range(count):
+            cheat(world, kind, deal, start_game, day, plays)
+    for copier in copiers:
+        if rng.random() < copier.chance:
+            cheat(world, "copy-line", deal, start_game, day, plays, copier)
+    return plays
+
+
+def cheat(
+    world: World,
+    kind: str,
+    deal: DayDeal,
+    start_game: Game,
+    day: dt.datetime,
+    plays: DayPlays,
+    copier: Regular | None = None,
+) -> None:
     rng = world.rng
     line = deal.par if rng.random() < 0.5 else deal.winning
     if kind == "solver-bot":
@@ -317,8 +451,12 @@ def cheat(world: World, kind: str, deal: DayDeal, start_game: Game, day: dt.date
         best = max((scores[r.game_id] for r in finished), default=(False, 0))
         source = rng.choice([r for r in finished if scores[r.game_id] == best])
         start = source.finished_at + dt.timedelta(minutes=math.exp(rng.uniform(0, math.log(180))))
-        rec = record(world, start, source.moves, human_thinks(len(source.moves), *human_pace(rng), rng),
-                     world.address(), world.device())
+        if copier is None:
+            rec = record(world, start, source.moves, human_thinks(len(source.moves), *human_pace(rng), rng),
+                         world.address(), world.device())
+        else:
+            rec = record(world, start, source.moves, human_thinks(len(source.moves), *copier.pace, rng),
+                         copier.address, copier.device, copier.player_id)
         # a line that honest players often play themselves cannot be told from their coincidence
         honest = [r for r in plays.records if plays.kinds[r.game_id] == HONEST]
         found = sum(1 for r in honest if r is not source and repeats(r.moves, source.moves)) / len(honest)
@@ -371,7 +509,11 @@ def as_seen_at(other: PlayRecord, moment: dt.datetime) -> PlayRecord:
     return replace(other, finished_at=None, moves=other.moves[:kept], move_times=other.move_times[:kept])
 
 
-def score_day(plays: DayPlays, deal: DayDeal, preset: str) -> list[tuple[PlayRecord, signals.Assessment]]:
+def score_day(
+    plays: DayPlays, deal: DayDeal, preset: str, hits: dict[int, bool], facts: dict[int, dict[str, Any]] | None = None
+) -> list[tuple[PlayRecord, signals.Assessment]]:
+    """Every game of the day assessed at its finish; ``hits`` gets whether each was a top-line hit
+    (``signals.top_line_hit``), which ``habits`` reads across days."""
     lines = (deal.winning, deal.par)
     cards = deal_from_seed(get_rules(preset), deal.seed)
     start_game = Game.start(cards)
@@ -389,7 +531,74 @@ def score_day(plays: DayPlays, deal: DayDeal, preset: str) -> list[tuple[PlayRec
             if o.finished_at is not None and o.finished_at <= until and o.player_id != play.player_id
         ))
         scored.append((play, assess(play, others, solver_lines=lines, deal=cards, population=population)))
+        hits[play.game_id] = signals.top_line_hit(play, others)
+        if facts is not None:
+            finished = [o for o in others if o.finished_at is not None and o.player_id != play.player_id]
+            reps = signals.copied_games(play, others)
+            best = max((o.score or 0 for o in finished), default=None)
+            scores = sorted(o.score or 0 for o in finished)
+            facts[play.game_id] = {
+                "won": play.won,
+                "score": play.score,
+                "moves": len(play.moves),
+                "finished": len(finished),
+                "reps": len({o.player_id for o in reps}),
+                "rep_before_start": any(o.finished_at is not None and o.finished_at <= play.started_at for o in reps),
+                "rep_gap_min": min(((play.started_at - o.finished_at).total_seconds() / 60 for o in reps
+                                    if o.finished_at is not None), default=None),
+                "top": best is not None and (play.score or 0) >= best,
+                "rep_top": any((o.score or 0) == best for o in reps),
+                "pays": play.won or (bool(scores) and (play.score or 0) >= scores[int(0.9 * (len(scores) - 1))]),
+                "hour": (play.finished_at - EPOCH).total_seconds() / 3600 % 24 if play.finished_at else None,
+            }
     return scored
+
+
+def habits(
+    days: list[list[tuple[PlayRecord, signals.Assessment]]], hits: dict[int, bool]
+) -> tuple[dict[int, signals.Assessment], dict[int, signals.Assessment]]:
+    """``line_habit`` across the run's days, as ``fairplay.services`` reads it: in the order games
+    finish, each game's account's games of the ``HABIT_DAYS`` days up to it (finished by then), with
+    each day's top share as it stood then; the signal joins the game's assessment, and the account's
+    earlier hits in those days are raised to it (``services.habit_spread``).  Returns every game's
+    assessment at the end of the run, and as it was when the game finished."""
+    final: dict[int, signals.Assessment] = {}
+    day_of: dict[int, int] = {}
+    tops: list[tuple[list[dt.datetime], list[float]]] = []
+    for number, scored in enumerate(days):
+        ended = sorted((play.finished_at, play.score or 0) for play, _ in scored if play.moves and play.finished_at)
+        top, at_top, shares = None, 0, []
+        for count, (_, score) in enumerate(ended, start=1):
+            if top is None or score > top:
+                top, at_top = score, 0
+            at_top += score == top
+            shares.append(at_top / count)
+        tops.append(([at for at, _ in ended], shares))
+        for play, found in scored:
+            final[play.game_id], day_of[play.game_id] = found, number
+
+    def share(number: int, moment: dt.datetime) -> float:
+        finishes, shares = tops[number]
+        seen = bisect.bisect_right(finishes, moment)
+        return shares[seen - 1] if seen else 0.0
+
+    games = sorted((play for scored in days for play, _ in scored if play.finished_at), key=lambda p: p.finished_at)
+    mine: dict[int, list[PlayRecord]] = {}
+    at_finish = {}
+    for play in games:
+        moment, number = play.finished_at, day_of[play.game_id]
+        history = mine.setdefault(play.player_id, [])
+        history.append(play)
+        window = [g for g in history if day_of[g.game_id] > number - signals.HABIT_DAYS]
+        habit = [signals.HabitDay(g.game_id, (EPOCH + dt.timedelta(days=day_of[g.game_id])).date(), hits[g.game_id],
+                                  share(day_of[g.game_id], moment)) for g in window]
+        value = signals.line_habit(play.game_id, habit)
+        if value > 0:
+            for day in habit:
+                if day.hit and final[day.game_id].signals["line_habit"] < value:
+                    final[day.game_id] = signals.with_signal(final[day.game_id], "line_habit", value)
+        at_finish[play.game_id] = final[play.game_id]
+    return final, at_finish
 
 
 # ------------------------------------------------------------------ the report
@@ -425,10 +634,17 @@ def run(args: argparse.Namespace) -> list[str]:
     per_day = {kind: [args.cheaters // args.days + (day < args.cheaters % args.days) for day in range(args.days)]
                for kind in CHEATER_KINDS}
     days = []
+    regulars: list[Regular] = []
+    copiers: list[Regular] = []
+    if args.regulars:
+        regulars, copiers = regulars_draw(world, args.honest, round(args.cheaters / args.days / PLAY_CHANCE_MEAN))
     for number, deal in enumerate(deals):
         day = EPOCH + dt.timedelta(days=number)
-        days.append((simulate_day(world, args.preset, deal, day, args.honest,
-                                  {kind: counts[number] for kind, counts in per_day.items()}), deal))
+        counts = {kind: counts[number] for kind, counts in per_day.items()}
+        if args.regulars:
+            days.append((simulate_regular_day(world, args.preset, deal, day, regulars, copiers, counts), deal))
+        else:
+            days.append((simulate_day(world, args.preset, deal, day, args.honest, counts), deal))
     played = time.perf_counter()
     rows: dict[str, list[signals.Assessment]] = {HONEST: [], "  single": [], "  household": [], "  office": []}
     for kind in CHEATER_KINDS:
@@ -436,19 +652,41 @@ def run(args: argparse.Namespace) -> list[str]:
         if kind == "copy-line":
             rows["  of rare lines"] = []
             rows["  of common lines"] = []
+            rows["  flagged at their finish"] = []
     rows[THROWAWAY] = []
     wins = honest = 0
-    for plays, deal in days:
-        for play, found in score_day(plays, deal, args.preset):
+    facts: dict[int, dict[str, Any]] = {}
+    tempers = {r.player_id: r.temper for r in regulars}
+    hits: dict[int, bool] = {}
+    assessed = [score_day(plays, deal, args.preset, hits, facts if args.dump else None) for plays, deal in days]
+    final, at_finish = habits(assessed, hits)
+    dump = []
+    strong = []
+    for number, ((plays, deal), scored_day) in enumerate(zip(days, assessed)):
+        for play, _ in scored_day:
+            found = final[play.game_id]
             kind = plays.kinds[play.game_id]
+            if args.dump:
+                temper = tempers.get(play.player_id)
+                dump.append({"day": number, "player": play.player_id, "kind": kind,
+                             "group": plays.groups.get(play.game_id), "noise": temper and temper.noise,
+                             "overlook": temper and temper.overlook, "flagged": found.flagged, "hit": hits[play.game_id],
+                             "habit": found.signals["line_habit"], **facts[play.game_id]})
             rows[kind].append(found)
             if kind == "copy-line":
                 rows[f"  of {plays.groups[play.game_id]} lines"].append(found)
+                rows["  flagged at their finish"].append(at_finish[play.game_id])
             if kind == HONEST:
                 rows["  " + plays.groups[play.game_id]].append(found)
                 honest += 1
                 wins += _final(Game.start(deal_from_seed(get_rules(args.preset), deal.seed)), play.moves)[0]
+                if found.signals["line_habit"] > 0:
+                    temper = tempers.get(play.player_id)
+                    strong.append(temper.noise if temper else None)
     scored = time.perf_counter()
+    if args.dump:
+        import json
+        Path(args.dump).write_text("\n".join(json.dumps(row) for row in dump))
     out = [
         f"fairplay bench: preset {args.preset}, {args.days} days, {args.honest} honest players a day, "
         f"{args.cheaters} cheaters of each kind, seed {args.seed}",
@@ -463,13 +701,21 @@ def run(args: argparse.Namespace) -> list[str]:
     # one game repeating a line that honest players often play is no evidence, so the copy-line
     # target counts copies of rare lines (docs/fairplay.md, *Measured*)
     measured = {kind: rows[kind] for kind in CHEATER_KINDS}
-    measured["copy-line"] = rows["  of rare lines"]
+    # (with --regulars the habit is there to catch every copy, rare line or common: all of them count)
+    if not args.regulars:
+        measured["copy-line"] = rows["  of rare lines"]
     cheater_rates = {kind: sum(a.flagged for a in found) / len(found) for kind, found in measured.items() if found}
     honest_rate = sum(a.flagged for a in rows[HONEST]) / max(1, len(rows[HONEST]))
     lowest = min(cheater_rates.values(), default=0.0)
     weakest = ", ".join(kind for kind, rate in cheater_rates.items() if rate == lowest)
     unmeasured = [kind for kind, found in measured.items() if not found]
-    out.append(f"target every cheater kind >= 95% flagged (copies: of rare lines): "
+    if strong:
+        noises = sorted(f"{n:.2f}" for n in strong if n is not None)
+        out.append(f"line_habit above 0 on honest games: {len(strong)}, their players' noise {', '.join(noises)} "
+                   f"(drawn from 0.2 to 1.6; low is strong)")
+    else:
+        out.append("line_habit above 0 on honest games: none")
+    out.append(f"target every cheater kind >= 95% flagged (copies: {'all' if args.regulars else 'of rare lines'}): "
                f"{'yes' if all(r >= 0.95 for r in cheater_rates.values()) else 'NO'} (lowest {lowest:.1%}: {weakest})"
                + (f"; nothing to measure for {', '.join(unmeasured)}" if unmeasured else ""))
     out.append(f"target honest players <= 1% flagged: {'yes' if honest_rate <= 0.01 else 'NO'} ({honest_rate:.2%})")
@@ -485,6 +731,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--days", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--preset", default="classic", choices=list(PRESETS))
+    parser.add_argument("--regulars", action="store_true",
+                        help="the same honest accounts and copiers come back every day (a habit can show)")
+    parser.add_argument("--dump", help="write each game's facts to this file, a JSON object a line")
     args = parser.parse_args(argv)
     print("\n".join(run(args)), flush=True)
 

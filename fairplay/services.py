@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Exists, ExpressionWrapper, F, IntegerField, Min, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
@@ -95,12 +95,91 @@ def challenge_population(game: Game, moves: Sequence[str], *, until: dt.datetime
     return signals.Population(games, tuple(agreeing), tuple(sorted(scores)))
 
 
+def account_habit(game: Game) -> list[signals.HabitDay]:
+    """The ``line_habit`` days of ``game``'s account as they stood when it finished: its ranked games
+    of the same preset in the ``signals.HABIT_DAYS`` days up to this one's (this one included), each
+    with whether it was a hit (``signals.top_line_hit``, at its own finish) and its day's top share.
+
+    One query, bounded by the account's games of those days (the ``(player, challenge)`` index);
+    each of them looks at its own challenge's games (the ``(challenge, ...)`` indexes) and, for the
+    few of the same length finished before it, at their Move rows up to the compared length
+    (``(game, number)``).  A repeat is what ``signals.copied_games`` calls one for two lines of one
+    length: the same moves up to ``COPY_SHARE`` of it."""
+    if game.player_id is None or game.finished_at is None:
+        return []
+    challenge, at = game.challenge, game.finished_at
+    same_move = Move.objects.filter(
+        game_id=OuterRef(OuterRef("pk")), number=OuterRef("number"), notation=OuterRef("notation")
+    )
+    differing = Move.objects.filter(
+        game_id=OuterRef(OuterRef("pk")), number__lte=OuterRef(OuterRef("compared"))
+    ).filter(~Exists(same_move))
+    others = Game.objects.filter(
+        challenge_id=OuterRef("challenge_id"), ranked=True, finished_at__lte=OuterRef("finished_at")
+    ).exclude(player_id=game.player_id)
+    copies = others.filter(move_count=OuterRef("move_count")).filter(~Exists(differing))
+    better = others.filter(score__gt=OuterRef("score"))
+    day = Game.objects.filter(challenge_id=OuterRef("challenge_id"), ranked=True, move_count__gt=0, finished_at__lte=at)
+
+    def count(games: Any) -> Subquery:
+        return Subquery(games.order_by().values("challenge_id").annotate(n=Count("pk")).values("n")[:1])
+
+    rows = (
+        Game.objects.filter(
+            player_id=game.player_id,
+            ranked=True,
+            challenge__preset=challenge.preset,
+            challenge__date__gt=challenge.date - dt.timedelta(days=signals.HABIT_DAYS),
+            challenge__date__lte=challenge.date,
+            finished_at__lte=at,
+            move_count__gt=0,
+        )
+        .annotate(
+            compared=ExpressionWrapper((F("move_count") * 95 + 99) / 100, output_field=IntegerField()),
+            day_games=count(day),
+            day_top=Subquery(day.order_by("-score").values("score")[:1]),
+        )
+        .annotate(at_top=count(day.filter(score=OuterRef("day_top"))), hit=Exists(copies) & ~Exists(better))
+        .order_by("challenge__date")
+        .values_list("pk", "challenge__date", "hit", "day_games", "at_top")
+    )
+    return [
+        signals.HabitDay(pk, date, bool(hit), (at_top or 0) / day_games if day_games else 0.0)
+        for pk, date, hit, day_games, at_top in rows
+    ]
+
+
+def habit_spread(game: Game, days: Sequence[signals.HabitDay], value: float) -> None:
+    """A habit is the account's, not one game's: its earlier hits among ``days`` take ``game``'s
+    ``line_habit`` (``value``) where theirs was lower, are summed again, and go to review as
+    ``score_assess`` sends a score (their other signals stay as they were assessed)."""
+    earlier = [day.game_id for day in days if day.hit and day.game_id != game.pk]
+    for assessment in Assessment.objects.select_related("score").filter(score__game_id__in=earlier):
+        if assessment.signals.get("line_habit", 0.0) >= value:
+            continue
+        found = signals.with_signal(
+            signals.Assessment(assessment.signals, assessment.suspicion), "line_habit", value
+        )
+        assessment.signals, assessment.suspicion, assessment.flagged = found.signals, found.suspicion, found.flagged
+        assessment.save(update_fields=["signals", "suspicion", "flagged", "assessed_at"])
+        _review_if_flagged(assessment.score, found.flagged)
+
+
+def _review_if_flagged(score: Score, flagged: bool) -> None:
+    """Send a flagged score to review, unless staff cleared or excluded it, or it is excluded."""
+    untouched = score.standing_reason not in (StandingReason.CLEARED, StandingReason.EXCLUDED)
+    if flagged and untouched and score.standing in (Standing.GOOD, Standing.PROVISIONAL):
+        scores_standing_set(score_ids=[score.pk], standing=Standing.REVIEW, reason=StandingReason.SIGNALS)
+
+
 def score_assess(*, score_id: int) -> Assessment | None:
     """Score a finished ranked game's fair-play signals and keep them; above the threshold the score
     goes to review (not a score staff cleared or excluded, nor one already excluded).
 
     Reads the challenge's other ranked games that can matter: from the same address or device,
-    and those with the same number of moves and points that finished before it (a copied line).
+    and those with the same number of moves and points that finished before it (a copied line);
+    and the account's games of the preset in the last days (``account_habit``): when they show a
+    habit of winning with another's line, its earlier hits are raised to it too (``habit_spread``).
     Safe to run twice.
     """
     score = Score.objects.select_related("game", "challenge").filter(pk=score_id).first()
@@ -130,6 +209,7 @@ def score_assess(*, score_id: int) -> Assessment | None:
     # the day's choices along this line matter only to a game that repeats another's, where rarity counts
     until = signals.population_cutoff(play, others, deal)
     population = challenge_population(game, play.moves, until=until) if until is not None else None
+    habit = account_habit(game)
     result = signals.assess(
         play,
         others,
@@ -137,6 +217,7 @@ def score_assess(*, score_id: int) -> Assessment | None:
         address_accounts=address_accounts,
         deal=deal,
         population=population,
+        habit=habit,
     )
     assessment, _ = Assessment.objects.update_or_create(
         score=score,
@@ -147,9 +228,9 @@ def score_assess(*, score_id: int) -> Assessment | None:
             "flagged": result.flagged,
         },
     )
-    untouched = score.standing_reason not in (StandingReason.CLEARED, StandingReason.EXCLUDED)
-    if result.flagged and untouched and score.standing in (Standing.GOOD, Standing.PROVISIONAL):
-        scores_standing_set(score_ids=[score.pk], standing=Standing.REVIEW, reason=StandingReason.SIGNALS)
+    _review_if_flagged(score, result.flagged)
+    if result.signals["line_habit"] > 0:
+        habit_spread(game, habit, result.signals["line_habit"])
     return assessment
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import functools
+import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,23 @@ COPY_FORTY = (9, 12)
 #: repeats come as often as copies (bench/fairplay.py; docs/fairplay.md, *Measured*).
 RARE_ALL, RARE_NONE = 0.04, 0.08
 PAYS_SHARE = 0.9
+#: An account's habit of winning with another's line (``line_habit``), read over its ranked games of
+#: the same preset in the HABIT_DAYS days up to this game's.  A game of it is a *hit*
+#: (``top_line_hit``) when it repeats, as ``copied_games`` compares lines, a line of the same length
+#: another account finished before it, and scored at least as much as every game other accounts had
+#: finished by then: the day's top line so far, which is what a leaked line is.  Each day is weighed
+#: by how many of its players reached the day's top score (its *top share* ``p``): a hit adds
+#: log(HABIT_COPY / p), a game that is no hit log((1 - HABIT_COPY) / (1 - p)), the log of how much
+#: likelier that day is from an account that copies the top line on HABIT_COPY of its days than from
+#: one that reaches it as often as the day's players did.  ``p`` is taken between HABIT_FLOOR and
+#: HABIT_CAP (a single day never says much).  The sum scores from 0 at HABIT_LOW to 1 at HABIT_HIGH,
+#: only on a game that is a hit itself, and only with HABIT_MIN_HITS hits or more.
+#: bench/fairplay.py ``--regulars`` measured the bounds (docs/fairplay.md, *Measured*).
+HABIT_DAYS = 14
+HABIT_COPY = 0.95
+HABIT_FLOOR, HABIT_CAP = 0.05, 0.9
+HABIT_MIN_HITS = 2
+HABIT_LOW, HABIT_HIGH = 3.5, 4.0
 
 WEIGHTS = {
     "device_link": 0.6,
@@ -68,6 +86,7 @@ WEIGHTS = {
     "steady": 0.55,
     "solver_line": 0.75,
     "copied_line": 1.0,
+    "line_habit": 1.0,
 }
 
 
@@ -104,6 +123,18 @@ class Population:
     agreeing: tuple[int, ...] = ()
     #: The points of those games, lowest first (a game without points is left out).
     scores: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class HabitDay:
+    """One of an account's ranked games as ``line_habit`` reads it: whether it was a hit
+    (``top_line_hit``, at its finish), and its day's top share when the habit is read (the share of
+    the challenge's finished ranked games with a move that reached the top score of them)."""
+
+    game_id: int
+    day: dt.date
+    hit: bool
+    top_share: float
 
 
 @dataclass(frozen=True)
@@ -287,6 +318,52 @@ def copied_games(play: PlayRecord, others: Iterable[PlayRecord]) -> list[PlayRec
     ]
 
 
+def top_line_hit(play: PlayRecord, others: Iterable[PlayRecord]) -> bool:
+    """Whether ``play`` repeats a line of its length that another account finished before it (as
+    ``copied_games`` compares lines), scoring at least as much as every game other accounts had
+    finished by then: a win, or the best so far, with the day's top line."""
+    finished = [
+        other
+        for other in others
+        if other.player_id != play.player_id
+        and other.finished_at is not None
+        and play.finished_at is not None
+        and other.finished_at <= play.finished_at
+    ]
+    score = play.score or 0
+    if any((other.score or 0) > score for other in finished):
+        return False
+    return any(len(other.moves) == len(play.moves) for other in copied_games(play, finished))
+
+
+def habit_evidence(days: Iterable[HabitDay]) -> float:
+    """How much likelier an account's days are from one that copies the day's top line than from
+    one that reaches it as the day's players do: the natural log of the ratio (``HABIT_COPY``)."""
+    total = 0.0
+    for day in days:
+        share = min(max(day.top_share, HABIT_FLOOR), HABIT_CAP)
+        total += math.log(HABIT_COPY / share) if day.hit else math.log((1 - HABIT_COPY) / (1 - share))
+    return total
+
+
+def line_habit(game_id: int, days: Sequence[HabitDay]) -> float:
+    """The ``line_habit`` signal of game ``game_id`` among its account's ``days`` (itself included):
+    0 unless that game is a hit and there are ``HABIT_MIN_HITS`` hits, else scored by
+    ``habit_evidence`` from ``HABIT_LOW`` to ``HABIT_HIGH``."""
+    if not any(day.game_id == game_id and day.hit for day in days):
+        return 0.0
+    if sum(day.hit for day in days) < HABIT_MIN_HITS:
+        return 0.0
+    return _ramp_up(habit_evidence(days), HABIT_LOW, HABIT_HIGH)
+
+
+def with_signal(found: Assessment, name: str, value: float) -> Assessment:
+    """``found`` with one signal set to ``value``, its suspicion summed again."""
+    values = {**found.signals, name: value}
+    suspicion = sum(WEIGHTS[key] * value for key, value in values.items() if key in WEIGHTS)
+    return Assessment(values, round(suspicion, 4), found.linked)
+
+
 def links(play: PlayRecord, others: Iterable[PlayRecord], accounts_by_address: dict[str, int]) -> dict[int, str]:
     """Other accounts of the challenge that share this game's device cookie, or its address when the
     address is not shared by many, and that started the challenge before this game finished."""
@@ -316,6 +393,7 @@ def assess(
     address_accounts: int | None = None,
     deal: Deal | None = None,
     population: Population | None = None,
+    habit: Sequence[HabitDay] = (),
 ) -> Assessment:
     """Score one finished ranked game against other ranked games of its challenge.
 
@@ -325,7 +403,9 @@ def assess(
     accounts played the challenge from this game's address (counted from ``others`` if None);
     ``deal`` the challenge's deal, which says where a line offered a choice (``decisions``);
     ``population`` what the challenge's other players chose along this game's line (``rarity``;
-    without it, or when the game's line did not pay, a copy is scored by its decisions alone).
+    without it, or when the game's line did not pay, a copy is scored by its decisions alone);
+    ``habit`` the account's ranked games of the preset in the last ``HABIT_DAYS`` days, this one
+    included (``line_habit``; none, no habit).
     """
     if address_accounts is None:
         address_accounts = len({r.player_id for r in (play, *others) if play.address and r.address == play.address})
@@ -356,5 +436,6 @@ def assess(
         if population is not None and rare is not None:
             value = max(value, _ramp_down(rarity(play.moves, line, choices, population), *rare))
         signals["copied_line"] = max(signals["copied_line"], value)
+    signals["line_habit"] = line_habit(play.game_id, habit)
     suspicion = sum(WEIGHTS[name] * value for name, value in signals.items())
     return Assessment(signals, round(suspicion, 4), linked)

@@ -69,3 +69,27 @@ def test_honest_players_choose_the_same_moves_while_what_they_see_is_the_same(pr
             left, right = left.apply(parse_move(move)), right.apply(parse_move(move))
             compared += 1
     assert compared > 6
+
+
+def test_regulars_come_back_with_the_same_temper_and_copiers_copy_the_day_s_top_line():
+    world = bench.World(random.Random(4))
+    regulars, copiers = bench.regulars_draw(world, 60, 3)
+    assert len(regulars) == round(60 / bench.PLAY_CHANCE_MEAN) and len(copiers) == 3
+    assert {r.group for r in regulars} == {"office", "household", "single"}
+    deal = bench.DayDeal(bench.winnable_deals("forty", 1, random.Random(5))[0].seed, (), ())
+    days = [bench.simulate_regular_day(world, "forty", deal, bench.EPOCH + bench.dt.timedelta(days=n), regulars,
+                                       copiers, {kind: 0 for kind in bench.CHEATER_KINDS}) for n in range(2)]
+    players = [{r.player_id for r in day.records if day.kinds[r.game_id] == bench.HONEST} for day in days]
+    assert players[0] & players[1], "the same accounts play on both days"
+    assert all(p in {r.player_id for r in regulars} for p in players[0] | players[1])
+    for day in days:
+        copies = [r for r in day.records if day.kinds[r.game_id] == "copy-line"]
+        assert {c.player_id for c in copies} <= {c.player_id for c in copiers}
+        assert len({c.moves for c in copies}) <= 1, "every copier copies the one line"
+
+
+def test_a_tiny_run_of_regulars_prints_the_copies_flagged_when_they_finished(capsys):
+    bench.main(["--honest", "12", "--cheaters", "4", "--days", "2", "--seed", "3", "--preset", "forty", "--regulars"])
+    out = capsys.readouterr().out
+    assert "flagged at their finish" in out and "line_habit above 0 on honest games" in out
+    assert "(copies: all)" in out

@@ -4,25 +4,35 @@ and stays quiet on what people do."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
+from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairplay.signals import (
+    HABIT_COPY,
+    HABIT_FLOOR,
+    HABIT_HIGH,
     RARE_ALL,
     THRESHOLD,
     WEIGHTS,
+    HabitDay,
     PlayRecord,
     Population,
     assess,
     copy_share,
     decisions,
+    habit_evidence,
+    line_habit,
     population_of,
     rarity,
     solver_share,
     think_times,
     timing_signals,
+    top_line_hit,
 )
 from games.engine import Game, deal_from_seed, get_rules
 
@@ -256,3 +266,65 @@ def test_on_forty_card_deals_a_repeat_is_scored_by_its_decisions_alone() -> None
         assert assess(copy, [original], deal=deal, population=rare).signals["copied_line"] == 0.0
         classic = deal_from_seed(get_rules("classic"), 3)
         assert assess(copy, [original], deal=classic, population=rare).signals["copied_line"] == 1.0
+
+
+# ----------------------------------------------------------------- line_habit
+
+
+def _finished(game_id: int, player_id: int, minutes: int, *, moves: tuple[str, ...] = LINE, score: int = 400) -> PlayRecord:
+    """A won game of ``moves`` at a person's pace, started ``minutes`` after T0 (all take as long)."""
+    start = T0 + dt.timedelta(minutes=minutes)
+    return record(game_id, player_id, gaps=human_gaps(len(moves), 1), moves=moves, start=start, won=True, score=score)
+
+
+def test_a_top_line_hit_repeats_a_line_another_account_finished_first_and_none_scored_more() -> None:
+    source = _finished(1, 1, 0)
+    copy = _finished(2, 2, 30)
+    assert top_line_hit(copy, [source])
+    assert not top_line_hit(source, [copy]), "the copy finished later"
+    assert not top_line_hit(replace(copy, player_id=1), [source]), "one's own line is no one else's"
+    better = _finished(3, 3, 10, moves=LINE[:39] + ("x",), score=500)
+    assert not top_line_hit(copy, [source, better]), "another line scored more by then"
+    assert top_line_hit(_finished(4, 4, 30, moves=LINE[:39] + ("y",)), [source]), "95% of the line is a repeat"
+    assert not top_line_hit(_finished(5, 5, 30, moves=("y",) + LINE[1:]), [source])
+
+
+def _days(*days: tuple[bool, float]) -> list[HabitDay]:
+    return [HabitDay(n, dt.date(2026, 12, 1) + dt.timedelta(days=n), hit, share) for n, (hit, share) in enumerate(days)]
+
+
+def test_habit_evidence_is_the_log_likelihood_ratio_of_copying_against_the_day() -> None:
+    assert habit_evidence(_days((True, 0.25))) == pytest.approx(math.log(HABIT_COPY / 0.25))
+    assert habit_evidence(_days((False, 0.25))) == pytest.approx(math.log((1 - HABIT_COPY) / 0.75))
+    assert habit_evidence(_days((True, 0.001))) == pytest.approx(math.log(HABIT_COPY / HABIT_FLOOR))
+
+
+def test_an_account_that_wins_with_the_day_s_top_line_day_after_day_has_the_habit() -> None:
+    days = _days((True, 0.3), (True, 0.25), (True, 0.35), (True, 0.3))
+    assert habit_evidence(days) >= HABIT_HIGH
+    assert line_habit(3, days) == 1.0
+    copy, source = _finished(3, 2, 30), _finished(1, 1, 0)
+    assert assess(copy, [source], habit=days).flagged
+    assert line_habit(3, days[:3] + [replace(days[3], hit=False)]) == 0.0, "only a game that is a hit itself"
+    assert line_habit(0, days[:1]) == 0.0, "one day is no habit"
+
+
+def test_a_strong_player_who_often_wins_with_common_lines_has_no_habit() -> None:
+    # fourteen days, a win with the top line on six of them, on days many players found it
+    days = _days(*[(n % 2 == 0 and n < 12, 0.35) for n in range(14)])
+    assert sum(day.hit for day in days) == 6
+    assert line_habit(10, days) == 0.0
+    # every game a win with the top line, on days when half the players won with it
+    assert line_habit(4, _days(*[(True, 0.5)] * 5)) == 0.0
+
+
+def test_a_household_playing_one_after_another_is_not_flagged_by_its_habit() -> None:
+    first = replace(_finished(1, 1, 0, moves=LINE[:30] + ("a",) * 10, score=300), address="192.0.2.7", device="d1")
+    second = replace(_finished(2, 2, 20), address="192.0.2.7", device="d2")
+    # the second account won with the top line on two days of five, both common on their day
+    days = _days((True, 0.3), (False, 0.3), (False, 0.25), (True, 0.3), (False, 0.3))
+    found = assess(second, [first], habit=days[:4] + [replace(days[4], hit=True, game_id=2)])
+    assert found.signals["address_link"] == 1.0 and found.signals["after_linked"] == 1.0
+    assert found.signals["line_habit"] == 0.0 and not found.flagged
+    habit = _days(*[(True, 0.3)] * 4)
+    assert assess(second, [first], habit=[*habit[:3], replace(habit[3], game_id=2)]).flagged, "a household copying daily is"
