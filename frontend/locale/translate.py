@@ -462,6 +462,9 @@ T: dict[str, tuple] = {
         "Solo se roba cuando no se puede quitar nada: hasta entonces el mazo está atenuado, y al tocarlo se ve por qué.",
     ),
     "stopped": ("fermata", "detenida"),
+    "Rematch": ("Rivincita", "Revancha"),
+    "Join the rematch": ("Unisciti alla rivincita", "Únete a la revancha"),
+    "%(name)s asks for a rematch: join it.": ("%(name)s chiede la rivincita: unisciti.", "%(name)s pide la revancha: únete."),
     "ready": ("pronto", "listo"),
     "Start the race when everyone is here.": ("Avvia la gara quando ci sono tutti.", "Empieza la carrera cuando estén todos."),
     "only the top %(n)s card of the waste is in play": (

@@ -187,9 +187,12 @@ def touch_move(page: Any, move: str) -> None:
         card(page, move).tap()
 
 
-def test_on_phones_a_race_takes_a_drag_during_go_and_its_winner_stops_the_others_game(site: Any, new_context: Any) -> None:
+def test_on_phones_a_race_takes_a_drag_during_go_and_its_winner_stops_the_others_game_then_both_race_again(
+    site: Any, new_context: Any
+) -> None:
     """Issue 42, 3, 5 and 7, in Spanish with fingers: a pair dragged while "Go!" is still on screen
-    counts; the friend whose game the winner stopped reads so in their language; the results fit."""
+    counts; the friend whose game the winner stopped reads so in their language; the results fit;
+    a rematch takes both to a new race."""
     host = new_context(locale="es-ES", **PHONE).new_page()
     host_name = sign_up(host, site)
     host.goto("/races/")
@@ -230,6 +233,17 @@ def test_on_phones_a_race_takes_a_drag_during_go_and_its_winner_stops_the_others
     assert "detenida" in friend.locator(".race .results tr.me").inner_text()
     friend.wait_for_selector("[data-list=players] li:has-text('detenida')")
     friend.screenshot(path=str(ARTIFACTS / "race-results-phone.png"), full_page=True)
+
+    # and again: the friend asks for a rematch and hosts it, the winner is told and joins it
+    site.manage("races_pool_fill", "--size", "1", "--preset", "classic")
+    friend.locator(".race .rematch").filter(has_text="Revancha").tap()
+    friend.wait_for_url(lambda url: "/races/" in url and url != host.url)
+    friend.wait_for_selector("body[data-ready='1']")
+    host.locator(".race-status").filter(has_text="pide la revancha").wait_for()
+    host.locator(".race .rematch").filter(has_text="Únete a la revancha").tap()
+    host.wait_for_url(friend.url)
+    friend.wait_for_selector("[data-list=players] li:nth-child(2)")
+    assert friend.locator(".race .start").is_visible() and host.locator(".race .start").is_hidden()
 
 
 def test_a_house_rule_move_without_a_card_to_drag_is_a_button(site: Any, new_context: Any) -> None:
