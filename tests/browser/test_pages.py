@@ -13,7 +13,7 @@ from django.utils.formats import date_format
 from games.selectors import local_today
 
 from .conftest import ARTIFACTS, CLASSIC_SEED
-from .helpers import card, past_game, play_move, sign_up, start_ranked, touch_drag, wait_confirmed
+from .helpers import PAST_GAME, card, past_game, play_move, sign_up, start_ranked, touch_drag, wait_confirmed
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 
@@ -274,8 +274,9 @@ def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(si
     page.goto("/")
     assert not small_header_targets(page), "a visitor's header"
     name = sign_up(page, site)
-    past = past_game(site, name, "classic", CLASSIC_SEED, ["D", "D"], days_ago=first_week_day_ago())
-    site.manage("shell", code=SCORE_OF.format(game_id=past))
+    # a past game with its score, which is what the calendar marks
+    code = PAST_GAME.format(days_ago=first_week_day_ago(), preset="classic", seed=CLASSIC_SEED, moves=["D", "D"], username=name)
+    site.manage("shell", code=code + SCORED)
     start_ranked(page)
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-action=resign]")
@@ -293,15 +294,12 @@ def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(si
     assert page.locator(".calendar td.out.played, .calendar td.out.won, .calendar td.out.today").count() == 0
 
 
-SCORE_OF = """
+#: Appended to helpers.PAST_GAME: the past game's score, written by the leaderboard's own service.
+SCORED = """
 from django.db import transaction
-from games.engine import Game as EngineGame, parse_move
-from games.models import Game, Move
 from leaderboard.services import score_record
 with transaction.atomic():
-    game = Game.objects.select_for_update().get(pk={game_id})
-    notations = Move.objects.filter(game=game).order_by("number").values_list("notation", flat=True)
-    score_record(game=game, moves=list(EngineGame.replay(game.deal, [parse_move(m) for m in notations]).moves), won=False)
+    score_record(game=Game.objects.select_for_update().get(pk=game.pk), moves=list(state.moves), won=False)
 """
 
 

@@ -10,7 +10,7 @@ import pytest
 from games.engine import Game, parse_move
 
 from .conftest import ARTIFACTS, CLASSIC_SEED, FORTY_SEED
-from .helpers import box, card, drag, past_game, play_move, sign_up, start_ranked, tab_to, touch_drag, wait_confirmed, winning_line
+from .helpers import PAST_GAME, box, card, drag, past_game, play_move, sign_up, start_ranked, tab_to, touch_drag, wait_confirmed, winning_line
 
 
 def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, new_context: Any) -> None:
@@ -353,18 +353,18 @@ def test_forty_says_what_its_court_cards_count_and_a_tap_on_the_waiting_stock_sa
     assert page.locator(".play").get_attribute("data-confirmed") == "0"
 
 
-PAR_OF = """
-from games.models import DailyChallenge, Game
-game = Game.objects.get(pk={game_id})
-DailyChallenge.objects.filter(pk=game.challenge_id).update(par=game.score)
+#: Appended to helpers.PAST_GAME: the challenge's par made that game's score.
+PAR_IS_THE_SCORE = """
+DailyChallenge.objects.filter(pk=challenge.pk).update(par=game.score)
 """
 
 
 def test_a_score_equal_to_par_says_so_rather_than_zero_above_it(site: Any, page: Any) -> None:
     name = sign_up(page, site)
-    # a day of its own, whose par is made this game's score
-    past = past_game(site, name, "forty", FORTY_SEED, ["6.3+6.4"], days_ago=9)
-    site.manage("shell", code=PAR_OF.format(game_id=past))
+    # a day of its own, whose par is this game's score
+    code = PAST_GAME.format(days_ago=9, preset="forty", seed=FORTY_SEED, moves=["6.3+6.4"], username=name)
+    out = site.manage("shell", code=code + PAR_IS_THE_SCORE)
+    past = int(next(line.split()[1] for line in out.splitlines() if line.startswith("GAME ")))
     page.goto(f"/games/{past}/")
     result = page.locator("#result")
     result.wait_for(state="visible")
