@@ -235,6 +235,8 @@ def test_on_phones_a_race_takes_a_drag_during_go_and_its_winner_stops_the_others
         page.wait_for_selector(".race .results:not([hidden]) tbody tr:nth-child(2)")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the race results are {width} px wide"
+        # a race that is over takes no more moves: neither the winner's Draw nor the stopped Give up
+        assert page.locator(".race .play .controls button:visible").count() == 0
     assert "ganada" in host.locator(".race .results tr.me").inner_text()
     assert "detenida" in friend.locator(".race .results tr.me").inner_text()
     friend.wait_for_selector("[data-list=players] li:has-text('detenida')")

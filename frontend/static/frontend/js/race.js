@@ -64,6 +64,14 @@ function showPlayers() {
   );
 }
 
+// A game that is over, mine or the race's, takes no more moves: its buttons go (they only drew a refusal).
+function endControls() {
+  for (const button of playRoot.querySelectorAll(".controls button")) {
+    button.disabled = true;
+    button.hidden = true;
+  }
+}
+
 function showResults(results) {
   const body = root.querySelector(".results tbody");
   body.replaceChildren(
@@ -80,6 +88,7 @@ function showResults(results) {
     }),
   );
   root.querySelector(".results").hidden = false;
+  endControls();
   const mine = results.find((row) => row.player.id === me);
   status(mine ? fmt(_("The race is over: you finished in place %(place)s."), { place: mine.place }) : _("The race is over."));
 }
@@ -117,8 +126,12 @@ function startGame(game) {
       stat("redeals").textContent = view.state.recycles_left;
       stat("left").textContent = view.state.pyramid_left;
     },
-    onFinished: () => status(_("Your game is over: waiting for the others…")),
+    onFinished: () => {
+      endControls();
+      status(_("Your game is over: waiting for the others…"));
+    },
   });
+  if (table.over) endControls();
   status(_("Race on!"));
   document.body.dataset.playing = "1";
 }
