@@ -148,6 +148,7 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
     ("race.finished", 1): _event(
         "race.finished", {"race": _STR, "version": _INT, "results": _RESULTS, "seed": _STR}
     ),
+    ("race.rematch", 1): _event("race.rematch", {"race": _STR, "version": _INT, "rematch": _STR, "host": _PLAYER}),
 }
 
 

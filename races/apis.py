@@ -57,6 +57,7 @@ class RaceOutputSerializer(serializers.Serializer):
     players = RacePlayerSerializer(many=True)
     results = ResultSerializer(many=True, allow_null=True)
     seed = serializers.CharField(allow_null=True, help_text="Revealed once the race is finished.")
+    rematch = serializers.CharField(allow_null=True, help_text="The code of the race its players went on to, once one asked for a rematch.")
 
 
 class RaceGameOutputSerializer(serializers.Serializer):
@@ -111,6 +112,18 @@ class RaceJoinApi(APIView):
     def post(self, request: Request, code: str) -> Response:
         require_no_body(request)
         return _race(services.race_join(code=code, player=request.user))
+
+
+class RaceRematchApi(APIView):
+    """Once the race is over: the first player to ask opens a new race of its preset and hosts it,
+    every later one joins that race.  Answers the new race."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=RaceOutputSerializer)
+    def post(self, request: Request, code: str) -> Response:
+        require_no_body(request)
+        return _race(services.race_rematch(code=code, player=request.user))
 
 
 class RaceLeaveApi(APIView):

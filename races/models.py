@@ -33,6 +33,9 @@ class Race(models.Model):
     #: The rules its games are played and replayed under (docs/rules.md, "Rules versions").
     rules_version = models.PositiveSmallIntegerField(choices=RULES_VERSION_CHOICES, default=current_rules_version)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: The race its players go on to once this one is over (``race_rematch``): the first to ask
+    #: opens it, everyone after joins it.
+    rematch = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of")
 
     class Meta:
         ordering = ["-created_at"]

@@ -277,6 +277,33 @@ def _resign(race: Race, entry: RaceEntry) -> RacePlay:
     return RacePlay(race, entry, state)
 
 
+def race_rematch(*, code: str, player: Any) -> Race:
+    """Race the same friends again once the race is over, and return the new race.
+
+    The first player of the race to ask opens a new race of its preset (a fresh pooled deal) as
+    its host and tells the room (``race.rematch``); each later one joins that race.  Locks the
+    finished race's row first, then the rematch's, so two players asking at once open one race.
+    """
+    _refuse_guest(player)
+    with transaction.atomic():
+        race = _locked_race(code)
+        if not race.entries.filter(player_id=player.pk).exists():
+            raise NotMember("only the race's players can ask for a rematch")
+        if race.status != Race.Status.FINISHED:
+            raise Conflict("the race is not over: a rematch comes after it")
+        if race.rematch is not None:
+            return race_join(code=race.rematch.code, player=player)
+        rematch = race_create(host=player, preset=race.preset)
+        race.rematch = rematch
+        _bump(race, "rematch")
+        events.publish_race_event(
+            code=race.code,
+            event={"type": "race.rematch", "v": 1, "race": race.code, "version": race.version,
+                   "rematch": rematch.code, "host": player_ref(player)},
+        )
+    return rematch
+
+
 def race_leave(*, code: str, player: Any) -> Race:
     """Leave a race.  Locks the race row.
 

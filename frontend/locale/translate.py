@@ -201,6 +201,7 @@ T: dict[str, tuple] = {
     "No account?": ("Non hai un account?", "¿No tienes cuenta?"),
     "Watching": ("Stai guardando", "Mirando a"),
     "%(name)s is playing": ("%(name)s sta giocando", "%(name)s está jugando"),
+    "%(name)s's game": ("La partita di %(name)s", "La partida de %(name)s"),
     "You have not finished today's game of this challenge yet: to keep the deal a surprise you see only the progress, not the cards. Finish your own game to watch move by move.": (
         "Non hai ancora finito la tua partita di oggi a questa sfida: per non rovinarti la sorpresa vedi solo l'andamento, non le carte. Finisci la tua partita per guardare mossa per mossa.",
         "Aún no has terminado tu partida de hoy en este desafío: para no estropearte la sorpresa solo ves el progreso, no las cartas. Termina tu partida para verla jugada a jugada.",
@@ -461,6 +462,9 @@ T: dict[str, tuple] = {
         "Solo se roba cuando no se puede quitar nada: hasta entonces el mazo está atenuado, y al tocarlo se ve por qué.",
     ),
     "stopped": ("fermata", "detenida"),
+    "Rematch": ("Rivincita", "Revancha"),
+    "Join the rematch": ("Unisciti alla rivincita", "Únete a la revancha"),
+    "%(name)s asks for a rematch: join it.": ("%(name)s chiede la rivincita: unisciti.", "%(name)s pide la revancha: únete."),
     "ready": ("pronto", "listo"),
     "Start the race when everyone is here.": ("Avvia la gara quando ci sono tutti.", "Empieza la carrera cuando estén todos."),
     "only the top %(n)s card of the waste is in play": (

@@ -3,7 +3,11 @@ linked accounts and replay; clearing it writes the audit log and puts it back on
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
+
+from games.selectors import local_today
+from tests.factories import UNWINNABLE
 
 from .conftest import ARTIFACTS, CLASSIC_SEED
 
@@ -80,3 +84,38 @@ def test_staff_clear_a_score_in_review_and_the_audit_log_and_boards_follow(site:
 
     page.goto("/leaderboards/?board=all&preset=classic")
     assert page.locator("table").filter(has_text="Suspect").count() == 1, "the cleared score ranks at once"
+
+
+SCHEDULER = """
+from accounts.models import User
+from accounts.names import display_name_skeleton as skeleton
+staff = User.objects.create_user("scheduler", password="scheduler-pass-42", display_name="Scheduler",
+                                 display_name_skeleton=skeleton("Scheduler"), is_staff=True, is_superuser=True)
+"""
+
+
+def test_staff_scheduling_an_unwinnable_seed_are_told_so_and_the_challenge_list_fits_a_laptop(site: Any, new_context: Any) -> None:
+    """Issue 42, point 11: 'added successfully' said nothing of a deal the solver found unwinnable,
+    and the list's columns ran past 1280 px."""
+    site.manage("shell", code=SCHEDULER)
+    page = new_context(viewport={"width": 1280, "height": 800}, locale="en-GB").new_page()
+    page.goto("/admin/login/?next=/admin/games/dailychallenge/add/")
+    page.fill("#id_username", "scheduler")
+    page.fill("#id_password", "scheduler-pass-42")
+    page.click("input[type=submit]")
+    page.wait_for_url("**/admin/games/dailychallenge/add/")
+    day = (local_today() + dt.timedelta(days=40)).isoformat()
+    page.fill("#id_date", day)
+    page.select_option("#id_preset", "classic")
+    page.fill("#id_seed", str(UNWINNABLE["classic"]))
+    page.click("input[name=_save]")
+    page.wait_for_url("**/admin/games/dailychallenge/")
+    # the admin scrolls a wide list inside its own box: every column must show without that
+    cut = page.evaluate("(el => el.scrollWidth - el.clientWidth)(document.querySelector('#changelist .results'))")
+    assert cut <= 0, f"the challenge list is cut off by {cut} px"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    # what the solver does with it, then (its verification ran) the warning at the top of the list
+    page.locator(".messagelist .info").filter(has_text=f"the solver is verifying seed {UNWINNABLE['classic']}").wait_for()
+    page.goto("/admin/games/dailychallenge/")
+    page.locator(".messagelist .warning").filter(has_text=day).filter(has_text="Replace with a winnable deal").wait_for()
+    page.screenshot(path=str(ARTIFACTS / "admin-challenges.png"), full_page=True)

@@ -25,6 +25,7 @@ def test_a_visitor_taps_play_pairs_by_tapping_gives_up_and_keeps_the_game_by_sig
     page.locator("[data-action=resign]").tap()
     dialog = page.locator("#result")
     dialog.wait_for(state="visible")
+    assert page.locator(".controls button:visible").count() == 0, "no dead buttons once the game is over"
     # the only score of the day is this one: it would be first, and it does not rank as a guest's
     dialog.locator(".rank").filter(has_text="Saresti 1° su 1.").wait_for()
     assert "registrati per tenere questa partita" in dialog.locator(".keep").inner_text()

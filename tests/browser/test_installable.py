@@ -29,6 +29,10 @@ def test_the_manifest_is_linked_and_valid_with_icons_the_browser_can_use(site: A
         response = page.request.get(icon["src"])
         assert response.ok and response.headers["content-type"] == "image/png"
     assert page.locator('meta[name="theme-color"]').get_attribute("content") == manifest["theme_color"]
+    # issue 42, point 12: /favicon.ico, where browsers look without a link, was a 404
+    for href in ("/favicon.ico", page.locator('link[rel="icon"]').get_attribute("href")):
+        response = page.request.get(href)
+        assert response.ok and response.headers["content-type"].startswith("image/"), (href, response.status)
 
 
 def test_the_worker_controls_the_play_page_serves_static_files_from_its_cache_and_never_stores_a_game(

@@ -11,6 +11,7 @@ from games.engine import Game, parse_move
 
 from .conftest import ARTIFACTS, CLASSIC_SEED, FORTY_SEED
 from .helpers import (
+    PAST_GAME,
     box,
     card,
     drag,
@@ -42,6 +43,8 @@ def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_
     dialog = page.locator("#result")
     dialog.wait_for(state="visible")
     assert dialog.locator(".final-score").inner_text() == str(expected.score)
+    # a won game keeps no Draw nor Give up (which answered with the engine's raw "the game is over")
+    assert page.locator(".controls button:visible").count() == 0
     # an account made today scores provisionally: the dialog says so, and why (docs/fairplay.md)
     dialog.locator(".rank").filter(has_text="Provvisorio").wait_for()
     page.screenshot(path=str(ARTIFACTS / "play-won.png"))
@@ -66,10 +69,18 @@ def test_a_refused_drop_snaps_back_and_shows_the_servers_reason(site: Any, page:
     start_ranked(page)
     # 7.1 and 7.2 (2♦ and 7♦) make 9, not 13: the server refuses the pair.
     first_place = box(page, "7.1")
-    drag(page, "7.1", "7.2")
+    target = box(page, "7.2")
+    page.mouse.move(first_place["x"] + first_place["width"] / 2, first_place["y"] + first_place["height"] * 0.3)
+    page.mouse.down()
+    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] * 0.3, steps=6)
+    # the carried card is see-through over its target, whose highlight shows under it
+    assert "drop-target" in (card(page, "7.2").get_attribute("class") or "")
+    assert float(card(page, "7.1").evaluate("el => getComputedStyle(el).opacity")) < 1
+    page.mouse.up()
     toast = page.locator(".play .toast")
     toast.wait_for(state="visible")
     assert toast.inner_text() == "Mossa non valida: 2♦ + 7♦ fa 9, non 13"
+    assert_over_the_cards(page, toast)
     assert card(page, "7.1").count() == 1 and card(page, "7.2").count() == 1
     # Back where it lay, once the snap and the refusal's shake are over.
     page.wait_for_function(
@@ -79,6 +90,15 @@ def test_a_refused_drop_snaps_back_and_shows_the_servers_reason(site: Any, page:
         arg=[first_place["x"], first_place["y"]],
     )
     assert page.locator(".play").get_attribute("data-confirmed") == "0"
+
+
+def assert_over_the_cards(page: Any, toast: Any) -> None:
+    """A refusal is said over the pyramid, in sight, not at the foot of the page far from the cards."""
+    said = toast.bounding_box()
+    pyramid = page.locator(".play .pyramid").bounding_box()
+    middle = said["y"] + said["height"] / 2
+    assert pyramid["y"] <= middle <= pyramid["y"] + pyramid["height"], (said, pyramid)
+    assert 0 <= said["y"] and said["y"] + said["height"] <= page.viewport_size["height"]
 
 
 def test_tapping_a_card_then_its_partner_pairs_them_and_a_second_tap_lets_the_choice_go(site: Any, page: Any) -> None:
@@ -107,6 +127,7 @@ def test_on_a_phone_a_tap_on_a_card_that_is_no_partner_says_why_and_lets_go(site
     toast = page.locator(".play .toast")
     toast.wait_for(state="visible")
     assert toast.inner_text() == "Mossa non valida: 2♦ + 7♦ fa 9, non 13"
+    assert_over_the_cards(page, toast)
     assert page.locator(".play .card[aria-pressed=true]").count() == 0
     first_pair = next(move for move in winning_line("classic", CLASSIC_SEED) if "+" in move and "S" not in move)
     for ref in first_pair.split("+"):
@@ -343,3 +364,21 @@ def test_forty_says_what_its_court_cards_count_and_a_tap_on_the_waiting_stock_sa
     toast.wait_for(state="visible")
     assert toast.inner_text().startswith("Mossa non valida: puoi pescare solo quando non si può togliere nulla")
     assert page.locator(".play").get_attribute("data-confirmed") == "0"
+
+
+#: Appended to helpers.PAST_GAME: the challenge's par made that game's score.
+PAR_IS_THE_SCORE = """
+DailyChallenge.objects.filter(pk=challenge.pk).update(par=game.score)
+"""
+
+
+def test_a_score_equal_to_par_says_so_rather_than_zero_above_it(site: Any, page: Any) -> None:
+    name = sign_up(page, site)
+    # a day of its own, whose par is this game's score
+    code = PAST_GAME.format(days_ago=9, preset="forty", seed=FORTY_SEED, moves=["6.3+6.4"], username=name)
+    out = site.manage("shell", code=code + PAR_IS_THE_SCORE)
+    past = int(next(line.split()[1] for line in out.splitlines() if line.startswith("GAME ")))
+    page.goto(f"/games/{past}/")
+    result = page.locator("#result")
+    result.wait_for(state="visible")
+    assert result.locator(".vs-par").inner_text() == "pari al par"

@@ -7,6 +7,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from races.models import Race
+from tests.factories import BIG_WINNABLE
 
 from .conftest import SEED
 
@@ -42,7 +43,17 @@ def test_the_whole_race_flow_over_rest(player_api, friend_api, race_line):
     assert response.json()["outcome"] == "won"
     final = friend_api.get(f"/api/races/{code}/").json()
     assert final["status"] == "finished" and final["results"][0]["player"]["display_name"] == "Alice"
-    assert final["seed"] == str(SEED)
+    assert final["seed"] == str(SEED) and final["rematch"] is None
+
+    # the same two again: the first to ask hosts the rematch, the other joins it
+    PooledDeal.objects.create(preset="classic", seed=BIG_WINNABLE, line_length=1)
+    rematch = friend_api.post(f"/api/races/{code}/rematch/")
+    assert rematch.status_code == 200, rematch.json()
+    assert rematch.json()["status"] == "lobby" and rematch.json()["host"]["display_name"] == "Bob"
+    assert player_api.get(f"/api/races/{code}/").json()["rematch"] == rematch.json()["code"]
+    joined = player_api.post(f"/api/races/{code}/rematch/").json()
+    assert joined["code"] == rematch.json()["code"]
+    assert [row["player"]["display_name"] for row in joined["players"]] == ["Bob", "Alice"]
 
 
 def test_race_errors_keep_the_api_shape(player_api, friend_api, player):
@@ -61,7 +72,7 @@ def test_race_errors_keep_the_api_shape(player_api, friend_api, player):
 
 def test_the_race_endpoints_are_in_the_schema(api):
     schema = api.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
-    for path in ("/api/races/", "/api/races/{code}/join/", "/api/races/{code}/leave/", "/api/races/{code}/start/", "/api/races/{code}/moves/"):
+    for path in ("/api/races/", "/api/races/{code}/join/", "/api/races/{code}/leave/", "/api/races/{code}/start/", "/api/races/{code}/moves/", "/api/races/{code}/rematch/"):
         assert path in schema
 
 
@@ -100,7 +111,7 @@ def test_each_race_body_has_its_own_strict_component_in_the_schema(api):
         body = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
         assert body == {"$ref": f"#/components/schemas/{name}"}
         assert components[name]["additionalProperties"] is False, name
-    for path in ("/api/races/{code}/join/", "/api/races/{code}/resign/"):
+    for path in ("/api/races/{code}/join/", "/api/races/{code}/resign/", "/api/races/{code}/rematch/"):
         assert "requestBody" not in schema["paths"][path]["post"], path
 
 

@@ -20,10 +20,11 @@ from races.services import (
     race_join,
     race_leave,
     race_move_make,
+    race_rematch,
     race_resign,
     race_start,
 )
-from tests.factories import make_player
+from tests.factories import BIG_WINNABLE, make_player
 
 from .conftest import SEED
 
@@ -254,3 +255,39 @@ def test_a_race_records_the_rules_version_and_its_games_replay_under_it():
     state = race_entry_state(old, entry)
     assert state.outcome is EngineOutcome.LOST and "can ever be removed" in state.outcome_reason
     assert state.score == game.score
+
+
+def finished(race, player, other_player):
+    started(race, player)
+    race_resign(code=race.code, player=player)
+    race_resign(code=race.code, player=other_player)
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+    return race
+
+
+def test_a_rematch_opens_one_new_race_of_the_preset_that_every_later_asker_joins(race, player, other_player, race_line):
+    from races.models import PooledDeal
+
+    PooledDeal.objects.create(preset="classic", seed=BIG_WINNABLE, line_length=1)
+    finished(race, player, other_player)
+    rematch = race_rematch(code=race.code, player=other_player)
+    assert rematch.code != race.code and rematch.preset == race.preset and rematch.status == Race.Status.LOBBY
+    assert rematch.host_id == other_player.pk and rematch.seed == BIG_WINNABLE
+    race.refresh_from_db()
+    assert race.rematch_id == rematch.pk and race_view(race)["rematch"] == rematch.code
+    again = race_rematch(code=race.code, player=player)
+    assert again.pk == rematch.pk, "the second asker joins the first one's rematch"
+    assert sorted(rematch.entries.values_list("player_id", flat=True)) == sorted([player.pk, other_player.pk])
+    assert race_rematch(code=race.code, player=player).pk == rematch.pk, "asking twice changes nothing"
+    assert Race.objects.count() == 2
+
+
+def test_only_a_player_of_a_race_that_is_over_asks_for_its_rematch(race, player, other_player):
+    with pytest.raises(Conflict, match="not over"):
+        race_rematch(code=race.code, player=player)
+    finished(race, player, other_player)
+    with pytest.raises(NotMember):
+        race_rematch(code=race.code, player=make_player("carol"))
+    race.refresh_from_db()
+    assert race.rematch_id is None

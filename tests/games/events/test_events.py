@@ -12,7 +12,8 @@ from games.engine.solver import solve
 from games.models import Move
 from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
 from piramide_site.errors import StaleMove
-from races.services import race_create, race_join, race_leave, race_move_make, race_resign, race_start
+from races.pool import race_pool_fill
+from races.services import race_create, race_join, race_leave, race_move_make, race_rematch, race_resign, race_start
 from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
 from tests.sockets import cards_in
 
@@ -62,6 +63,8 @@ def test_every_event_of_a_played_day_matches_its_schema(sent, challenge, player,
         race_move_make(code=race.code, player=player, move=line_of(race.deal)[0], seen=0)
         race_resign(code=race.code, player=player)
         race_resign(code=race.code, player=other_player)
+        race_pool_fill(preset="classic", size=1)  # the rematch deals a fresh pooled deal
+        race_rematch(code=race.code, player=other_player)
     kinds = {event["type"] for _, event in sent}
     assert kinds == {name for name, _ in events.SCHEMAS}, "every event type is exercised"
     for _, event in sent:

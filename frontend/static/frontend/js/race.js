@@ -11,6 +11,7 @@ const code = root.dataset.code;
 const me = Number(root.dataset.user);
 const playRoot = root.querySelector(".play");
 let race = null;
+let member = false;
 let table = null;
 let countdownTimer = null;
 let socket = null;
@@ -63,6 +64,14 @@ function showPlayers() {
   );
 }
 
+// A game that is over, mine or the race's, takes no more moves: its buttons go (they only drew a refusal).
+function endControls() {
+  for (const button of playRoot.querySelectorAll(".controls button")) {
+    button.disabled = true;
+    button.hidden = true;
+  }
+}
+
 function showResults(results) {
   const body = root.querySelector(".results tbody");
   body.replaceChildren(
@@ -79,6 +88,7 @@ function showResults(results) {
     }),
   );
   root.querySelector(".results").hidden = false;
+  endControls();
   const mine = results.find((row) => row.player.id === me);
   status(mine ? fmt(_("The race is over: you finished in place %(place)s."), { place: mine.place }) : _("The race is over."));
 }
@@ -116,14 +126,27 @@ function startGame(game) {
       stat("redeals").textContent = view.state.recycles_left;
       stat("left").textContent = view.state.pyramid_left;
     },
-    onFinished: () => status(_("Your game is over: waiting for the others…")),
+    onFinished: () => {
+      endControls();
+      status(_("Your game is over: waiting for the others…"));
+    },
   });
+  if (table.over) endControls();
   status(_("Race on!"));
   document.body.dataset.playing = "1";
 }
 
+// Once a race with results is over, its players may race again: the first to ask opens the rematch,
+// the others join it (the button says which).
+function showRematch() {
+  const button = root.querySelector(".rematch");
+  button.hidden = !(member && race.status === "finished" && race.results && race.results.length);
+  button.textContent = race.rematch ? _("Join the rematch") : _("Rematch");
+}
+
 function showRace(state) {
   race = state.race;
+  member = state.me.member;
   const labels = JSON.parse(document.getElementById("preset-labels").textContent);
   root.querySelector(".race-preset").textContent = labels[race.preset] || race.preset;
   const lobby = root.querySelector(".lobby");
@@ -143,6 +166,7 @@ function showRace(state) {
     if (state.me.game) startGame(state.me.game);
     showResults(race.results);
   }
+  showRematch();
   document.body.dataset.ready = "1";
   root.dataset.status = race.status;
 }
@@ -187,6 +211,11 @@ socket = new LiveSocket(socketUrl(`/ws/races/${code}/`), {
         showResults(message.results);
         socket.send({ type: "sync" });
         break;
+      case "race.rematch":
+        race.rematch = message.rematch;
+        showRematch();
+        if (message.host.id !== me) status(fmt(_("%(name)s asks for a rematch: join it."), { name: message.host.display_name }));
+        break;
       default:
         break;
     }
@@ -208,6 +237,14 @@ root.querySelector(".leave").addEventListener("click", async () => {
   const answer = await socket.request({ type: "leave" });
   if (answer.type === "race.state") showRace(answer);
   else status(answer.message);
+});
+root.querySelector(".rematch").addEventListener("click", async () => {
+  try {
+    const next = await api("POST", `/api/races/${code}/rematch/`);
+    location.assign(`/races/${next.code}/`);
+  } catch (error) {
+    status(error.message);
+  }
 });
 root.querySelector(".copy-link").addEventListener("click", async () => {
   const { copyText } = await import("./share.js");

@@ -20,7 +20,14 @@ function showNumbers({ score, moves, pyramid_left, outcome }) {
   stat("moves").textContent = moves;
   stat("left").textContent = pyramid_left;
   stat("outcome").textContent = outcomeText(outcome);
+  showTitle(outcome);
   if (size) root.querySelector(".progress span").style.width = `${Math.round((100 * (size - pyramid_left)) / size)}%`;
+}
+
+function showTitle(outcome) {
+  const over = outcome !== "in_progress";
+  root.querySelector("#watch-title .playing").hidden = over;
+  root.querySelector("#watch-title .played").hidden = !over;
 }
 
 function showGame(game) {
@@ -68,6 +75,7 @@ const socket = new LiveSocket(socketUrl(`/ws/games/${gameId}/`), {
       case "game.finished":
         if (message.summary) showNumbers(message.summary);
         stat("outcome").textContent = outcomeText(message.outcome);
+        showTitle(message.outcome);
         break;
       default:
         break;
