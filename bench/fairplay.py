@@ -2,7 +2,7 @@
 finished ranked game scored with ``fairplay.signals.assess``, and per kind the share flagged.
 
     .venv/bin/python bench/fairplay.py [--honest 250] [--cheaters 60] [--days 8] [--seed 1]
-                                       [--preset classic] [--regulars] [--dump FILE]
+                                       [--preset classic] [--regulars] [--newcomers 0.05] [--dump FILE]
 
 Each day deals one challenge, found as the service finds one (``games.services._find_winnable``:
 the solver proves the deal winnable, then finds its par), from seeds a ``random.Random(--seed)``
@@ -26,12 +26,18 @@ own; 10% of players live in households of two or three accounts on one address (
 the members play in one sitting, each starting within 0 to 15 minutes of the previous one's
 finish, otherwise at their own times); when a day has 50 or more honest players, 25 of them
 share an office's address and start during office hours (9 to 17 h); the rest have an address
-each.
+each.  Newcomers: each honest player's account is one made that day, playing its first game, with a
+chance of ``--newcomers`` (5%; drawn from a generator of its own, so the share changes nobody's
+game); what ``signals.after_scout`` reads of a linked account is the same of a newcomer as of a
+throwaway, so a household whose newcomer plays first pays for it.  With ``--regulars`` every honest
+account is an old one.
 
 Cheaters (``--cheaters`` of each kind, spread over the days):
 
-- ``throwaway-same-address``: a new account draws through the whole stock (in classic that shows
-  every card), then resigns; 0.5 to 10 minutes later the main account, from the same address but
+- ``throwaway-same-address``: a new account (made that day; this is its only game) draws through
+  the whole stock (in classic that shows every card; on forty, where drawing is refused while a
+  removal is there, it takes the first removal offered, so it plays the forced game and may win),
+  then resigns; 0.5 to 10 minutes later the main account, from the same address but
   another device cookie (a private window), plays the solver's par line or winning line (even
   odds) with an honest player's think times.
 - ``shared-device``: the same, the two accounts on two addresses (home and mobile data) sharing
