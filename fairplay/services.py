@@ -191,7 +191,8 @@ def score_assess(*, score_id: int) -> Assessment | None:
     goes to review (not a score staff cleared or excluded, nor one already excluded).
 
     Reads the challenge's other ranked games that can matter: from the same address or device,
-    and those with the same number of moves and points that finished before it (a copied line);
+    and those with the same number of moves and points that finished before it (a copied line),
+    each with whether its account is a newcomer (``newcomer_marked``, in the same query);
     and the account's games of the preset in the last days (``account_habit``): when they show a
     habit of winning with another's line, its earlier hits are raised to it too (``habit_spread``).
     Safe to run twice.
