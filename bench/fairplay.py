@@ -2,7 +2,7 @@
 finished ranked game scored with ``fairplay.signals.assess``, and per kind the share flagged.
 
     .venv/bin/python bench/fairplay.py [--honest 250] [--cheaters 60] [--days 8] [--seed 1]
-                                       [--preset classic] [--regulars] [--dump FILE]
+                                       [--preset classic] [--regulars] [--newcomers 0.05] [--dump FILE]
 
 Each day deals one challenge, found as the service finds one (``games.services._find_winnable``:
 the solver proves the deal winnable, then finds its par), from seeds a ``random.Random(--seed)``
@@ -26,12 +26,18 @@ own; 10% of players live in households of two or three accounts on one address (
 the members play in one sitting, each starting within 0 to 15 minutes of the previous one's
 finish, otherwise at their own times); when a day has 50 or more honest players, 25 of them
 share an office's address and start during office hours (9 to 17 h); the rest have an address
-each.
+each.  Newcomers: each honest player's account is one made that day, playing its first game, with a
+chance of ``--newcomers`` (5%; drawn from a generator of its own, so the share changes nobody's
+game); what ``signals.after_scout`` reads of a linked account is the same of a newcomer as of a
+throwaway, so a household whose newcomer plays first pays for it.  With ``--regulars`` every honest
+account is an old one.
 
 Cheaters (``--cheaters`` of each kind, spread over the days):
 
-- ``throwaway-same-address``: a new account draws through the whole stock (in classic that shows
-  every card), then resigns; 0.5 to 10 minutes later the main account, from the same address but
+- ``throwaway-same-address``: a new account (made that day; this is its only game) draws through
+  the whole stock (in classic that shows every card; on forty, where drawing is refused while a
+  removal is there, it takes the first removal offered, so it plays the forced game and may win),
+  then resigns; 0.5 to 10 minutes later the main account, from the same address but
   another device cookie (a private window), plays the solver's par line or winning line (even
   odds) with an honest player's think times.
 - ``shared-device``: the same, the two accounts on two addresses (home and mobile data) sharing
@@ -91,7 +97,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -116,6 +122,9 @@ COMMON_LINE = 0.01
 #: ``--regulars``: the chance an honest account or a copier plays a given day, drawn per account.
 PLAY_CHANCE = (0.7, 0.9)
 PLAY_CHANCE_MEAN = sum(PLAY_CHANCE) / 2
+#: The share of honest players (without ``--regulars``) whose account was made that day, playing its
+#: first game: a newcomer, who is to a linked account what a throwaway is (``signals.after_scout``).
+NEWCOMERS = 0.05
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
@@ -250,6 +259,10 @@ def human_pace(rng: random.Random) -> tuple[float, float]:
 @dataclass
 class World:
     rng: random.Random
+    #: Draws which honest players are newcomers (``NEWCOMERS``), apart from ``rng`` so that a seed
+    #: deals the same days and plays the same games whatever the share.
+    newcomers: random.Random = field(default_factory=lambda: random.Random(0))
+    newcomer_share: float = NEWCOMERS
     next_id: int = 1
     next_address: int = 1
 
@@ -273,6 +286,7 @@ def record(
     address: str,
     device: str,
     player_id: int | None = None,
+    newcomer: bool = False,
 ) -> PlayRecord:
     times, now = [], start
     for seconds in thinks:
@@ -281,7 +295,7 @@ def record(
     finished = now + dt.timedelta(seconds=world.rng.uniform(1, 20)) if not times else times[-1]
     game_id = world.new_id()
     return PlayRecord(game_id, game_id if player_id is None else player_id, start, finished, moves, tuple(times),
-                      address, device)
+                      address, device, newcomer=newcomer)
 
 
 def start_time(day: dt.datetime, rng: random.Random) -> dt.datetime:
@@ -305,7 +319,7 @@ def simulate_day(world: World, preset: str, deal: DayDeal, day: dt.datetime, hon
         temper = Temper.draw(rng)
         moves = play_honest(start_game, temper, rng)
         rec = record(world, start, moves, human_thinks(len(moves), temper.think_median, temper.think_sigma, rng),
-                     address, world.device())
+                     address, world.device(), newcomer=world.newcomers.random() < world.newcomer_share)
         plays.records.append(rec)
         plays.kinds[rec.game_id], plays.groups[rec.game_id] = HONEST, group
         return rec
@@ -464,7 +478,8 @@ def cheat(
     else:
         address, device = world.address(), world.device()
         throwaway = record(world, start_time(day, rng), learn_the_deal(start_game),
-                           human_thinks(len(learn_the_deal(start_game)), rng.uniform(0.5, 1.5), 0.5, rng), address, device)
+                           human_thinks(len(learn_the_deal(start_game)), rng.uniform(0.5, 1.5), 0.5, rng), address, device,
+                           newcomer=True)
         plays.records.append(throwaway)
         plays.kinds[throwaway.game_id] = THROWAWAY
         if kind == "throwaway-same-address":
@@ -630,7 +645,7 @@ def run(args: argparse.Namespace) -> list[str]:
     rng = random.Random(args.seed)
     deals = winnable_deals(args.preset, args.days, rng)
     solved = time.perf_counter()
-    world = World(rng)
+    world = World(rng, random.Random(f"newcomers-{args.seed}"), args.newcomers)
     per_day = {kind: [args.cheaters // args.days + (day < args.cheaters % args.days) for day in range(args.days)]
                for kind in CHEATER_KINDS}
     days = []
@@ -689,7 +704,7 @@ def run(args: argparse.Namespace) -> list[str]:
         Path(args.dump).write_text("\n".join(json.dumps(row) for row in dump))
     out = [
         f"fairplay bench: preset {args.preset}, {args.days} days, {args.honest} honest players a day, "
-        f"{args.cheaters} cheaters of each kind, seed {args.seed}",
+        f"{args.cheaters} cheaters of each kind, seed {args.seed}, newcomers {args.newcomers:.0%}",
         f"THRESHOLD {signals.THRESHOLD}, WEIGHTS {signals.WEIGHTS}",
         f"honest players won {wins / max(1, honest):.0%} of their games; "
         f"median line lengths: winning {statistics.median(len(d.winning) for d in deals)}, "
@@ -733,6 +748,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--preset", default="classic", choices=list(PRESETS))
     parser.add_argument("--regulars", action="store_true",
                         help="the same honest accounts and copiers come back every day (a habit can show)")
+    parser.add_argument("--newcomers", type=float, default=NEWCOMERS,
+                        help="the share of honest players (without --regulars) whose account is that day's")
     parser.add_argument("--dump", help="write each game's facts to this file, a JSON object a line")
     args = parser.parse_args(argv)
     print("\n".join(run(args)), flush=True)

@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Exists, ExpressionWrapper, F, IntegerField, Min, OuterRef, Q, Subquery
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, IntegerField, Min, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
@@ -46,7 +46,8 @@ def challenge_lines(challenge: DailyChallenge) -> list[list[str]]:
 
 
 def play_records(games: list[Game]) -> dict[int, signals.PlayRecord]:
-    """The games as the signals read them, with every move and when it was stored (one query)."""
+    """The games as the signals read them, with every move and when it was stored (one query); a game
+    read with ``newcomer_marked`` says whether its account is a newcomer (``PlayRecord.newcomer``)."""
     moves: dict[int, list[tuple[str, Any]]] = {game.pk: [] for game in games}
     rows = Move.objects.filter(game_id__in=list(moves)).order_by("game_id", "number")
     for game_id, notation, created_at in rows.values_list("game_id", "notation", "created_at"):
@@ -63,9 +64,22 @@ def play_records(games: list[Game]) -> dict[int, signals.PlayRecord]:
             device=game.start_device or None,
             won=game.outcome == Game.Outcome.WON,
             score=game.score,
+            newcomer=bool(getattr(game, "newcomer", False)),
         )
         for game in games
     }
+
+
+def newcomer_marked(games: Any, challenge: DailyChallenge) -> Any:
+    """``games`` (a queryset of the challenge's games), each marked ``newcomer``: its account was made
+    on the challenge's day or later (a guest's too) and has no other ranked game, which is what a
+    throwaway made to look at the deal is (``signals.after_scout``).  In the same query: the
+    account's row by its key, and one look through the ``(player, challenge)`` index."""
+    from games.selectors import challenge_day_start
+
+    other = Game.objects.filter(player_id=OuterRef("player_id"), ranked=True).exclude(pk=OuterRef("pk"))
+    new = Q(player__date_joined__gte=challenge_day_start(challenge.date)) & ~Exists(other)
+    return games.annotate(newcomer=ExpressionWrapper(new, output_field=BooleanField()))
 
 
 def challenge_population(game: Game, moves: Sequence[str], *, until: dt.datetime) -> signals.Population:
@@ -177,7 +191,8 @@ def score_assess(*, score_id: int) -> Assessment | None:
     goes to review (not a score staff cleared or excluded, nor one already excluded).
 
     Reads the challenge's other ranked games that can matter: from the same address or device,
-    and those with the same number of moves and points that finished before it (a copied line);
+    and those with the same number of moves and points that finished before it (a copied line),
+    each with whether its account is a newcomer (``newcomer_marked``, in the same query);
     and the account's games of the preset in the last days (``account_habit``): when they show a
     habit of winning with another's line, its earlier hits are raised to it too (``habit_spread``).
     Safe to run twice.
@@ -192,7 +207,9 @@ def score_assess(*, score_id: int) -> Assessment | None:
     if game.start_device:
         same_origin |= Q(start_device=game.start_device)
     copied = Q(move_count=game.move_count, score=game.score, finished_at__lte=game.finished_at)
-    ranked = Game.objects.filter(challenge_id=score.challenge_id, ranked=True).exclude(pk=game.pk)
+    ranked = newcomer_marked(
+        Game.objects.filter(challenge_id=score.challenge_id, ranked=True).exclude(pk=game.pk), score.challenge
+    )
     candidates = list(ranked.filter(same_origin)[:OTHERS_LIMIT])
     candidates += list(ranked.filter(copied).exclude(pk__in=[g.pk for g in candidates])[:OTHERS_LIMIT])
     address_accounts = None

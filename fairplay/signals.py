@@ -87,6 +87,7 @@ WEIGHTS = {
     "solver_line": 0.75,
     "copied_line": 1.0,
     "line_habit": 1.0,
+    "after_scout": 0.3,
 }
 
 
@@ -106,6 +107,9 @@ class PlayRecord:
     #: How the game ended: won, and its points (None while it goes on).
     won: bool = False
     score: int | None = None
+    #: The account was made on the challenge's day or later (a guest's included) and this is its only
+    #: ranked game: what a throwaway made to look at the deal is (``after_scout``).
+    newcomer: bool = False
 
 
 @dataclass(frozen=True)
@@ -420,6 +424,12 @@ def assess(
                 other = by_player[player_id].finished_at
                 if other is not None and dt.timedelta(0) <= play.finished_at - other <= AFTER_LINKED:
                     signals["after_linked"] = 1.0
+        # a linked account made that day to play this deal once, before this game, was a scout; and
+        # nobody scouts a deal to lose it.  A household member who has played other days is no scout
+        # (docs/fairplay.md, *Measured*)
+        signals["after_scout"] = float(
+            play.won and any(by_player[p].newcomer and by_player[p].started_at < play.started_at for p in linked)
+        )
     signals.update(timing_signals(play))
     signals["solver_line"] = max(
         (solver_share(play.moves, line, line_decisions(deal, tuple(line))) for line in solver_lines), default=0.0

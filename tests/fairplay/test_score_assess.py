@@ -4,6 +4,7 @@ through ``score_assess_task``), and the verdict follows the standing rules."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
@@ -15,7 +16,7 @@ from fairplay.services import score_assess, score_clear, scores_unassessed
 from fairplay.tasks import scores_assess_missing_task
 from games.engine import Game as EngineGame
 from games.engine.solver import solve
-from games.models import Game, Move
+from games.models import DailyChallenge, Game, Move
 from games.services import game_move_make, game_ranked_start, game_resign
 from leaderboard.models import Score
 from piramide_site.device import Origin
@@ -121,3 +122,39 @@ def test_a_winning_copy_of_choices_few_players_made_is_sent_to_review() -> None:
 
 def test_a_winning_line_most_players_chose_is_no_copy() -> None:
     assert _copy_among(60, agree=2).signals["copied_line"] == 0.0
+
+
+def _win_after(first: Any, first_line: Callable[[list[str]], list[str]]) -> Assessment:
+    """``first`` plays ``first_line`` (of the deal's winning line) and gives up; then an established account wins the deal from the
+    same address on another device, at a person's pace, on a deal whose solver lines offer no
+    decision to follow (as on some forty days): only the link and what ``first`` was can tell."""
+    challenge = make_challenge(seed=BIG_WINNABLE)
+    line = [str(m) for m in solve(EngineGame.start(challenge.deal), time_limit=5).line]
+    DailyChallenge.objects.filter(pk=challenge.pk).update(solver_line=line[0], par_line=line[0])
+    challenge.refresh_from_db()
+    play_line(challenge, first, first_line(line), Origin("198.51.100.30", "c" * 32))
+    score = play_line(challenge, make_player("main"), line, Origin("198.51.100.30", "d" * 32))
+    game = score.game
+    moves, at = list(Move.objects.filter(game=game).order_by("number")), game.started_at + dt.timedelta(seconds=20)
+    for number, move in enumerate(moves):
+        at += dt.timedelta(seconds=2 + number * 7 % 5)
+        move.created_at = at
+    Move.objects.bulk_update(moves, ["created_at"])
+    Game.objects.filter(pk=game.pk).update(finished_at=at)
+    assert game.outcome == Game.Outcome.WON
+    found = score_assess(score_id=score.pk)
+    assert found is not None and found.signals["solver_line"] == 0.0 and found.signals["fast"] == 0.0
+    assert found.signals["address_link"] == 1.0 and found.signals["after_linked"] == 1.0
+    return found
+
+
+def test_a_win_after_a_linked_account_made_that_day_for_one_look_is_sent_to_review() -> None:
+    found = _win_after(make_player("scout", date_joined=timezone.now()), lambda line: ["D", "D", "D"])
+    assert found.signals["after_scout"] == 1.0 and found.flagged
+    assert Score.objects.get(pk=found.score_id).standing == "review"
+
+
+def test_a_win_after_a_household_members_real_game_given_up_is_not() -> None:
+    """The member has played other days: whatever their game was, it was no throwaway's."""
+    found = _win_after(make_player("partner"), lambda line: line[:12])
+    assert found.signals["after_scout"] == 0.0 and not found.flagged

@@ -130,6 +130,29 @@ def test_throwaway_then_main_from_one_address_on_the_solvers_line_is_flagged() -
     assert result.flagged
 
 
+def _after_linked_first(first: PlayRecord, *, won: bool = True) -> dict[str, float] | bool:
+    """A game won (or not) from ``first``'s address on another device, right after ``first``, on a deal
+    whose solver lines offer no decision to follow (as on some forty days): link and timing only."""
+    main = record(2, 2, gaps=human_gaps(40, 3), start=first.finished_at + dt.timedelta(minutes=2),
+                  address="192.0.2.7", device="bbb", won=won, score=400)
+    result = assess(main, [first], solver_lines=[LINE[:1]])
+    assert result.signals["address_link"] == 1.0 and result.signals["after_linked"] == 1.0
+    assert result.signals["solver_line"] == 0.0
+    return {"after_scout": result.signals["after_scout"], "flagged": result.flagged}
+
+
+def test_a_win_right_after_a_linked_account_made_that_day_for_this_one_game_is_flagged() -> None:
+    scout = replace(record(1, 1, gaps=[1.0] * 30, moves=LINE[:30], address="192.0.2.7", device="aaa"), newcomer=True)
+    assert _after_linked_first(scout) == {"after_scout": 1.0, "flagged": True}
+    assert _after_linked_first(scout, won=False) == {"after_scout": 0.0, "flagged": False}, "nobody scouts to lose"
+
+
+def test_a_win_right_after_a_household_members_real_game_is_not_flagged() -> None:
+    """The member has played other days: whatever their game was, it was no throwaway's."""
+    partner = record(1, 1, gaps=human_gaps(30, 9), moves=LINE[:30], address="192.0.2.7", device="aaa", score=120)
+    assert _after_linked_first(partner) == {"after_scout": 0.0, "flagged": False}
+
+
 def test_a_copy_of_an_earlier_players_line_is_flagged_and_the_original_is_not() -> None:
     original = record(1, 1, gaps=human_gaps(40, 1))
     copy = record(2, 2, gaps=human_gaps(40, 2), start=original.finished_at)
