@@ -8,7 +8,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.middleware.csrf import get_token
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from . import services
 from .models import SEED_BOUND, DailyChallenge, Game, Move
@@ -82,10 +86,42 @@ class DailyChallengeAdmin(admin.ModelAdmin):
             Q(verdict=DailyChallenge.Verdict.UNWINNABLE) | Q(status__in=[DailyChallenge.Status.FAILED, DailyChallenge.Status.UNKNOWN])
         ):
             problem = "its deal is unwinnable" if challenge.verdict == DailyChallenge.Verdict.UNWINNABLE else f"its verification is {challenge.status}"
+            if challenge.games.exists():
+                self.message_user(request, f"{challenge}: {problem}, and it has games already.", messages.WARNING)
+                continue
+            # one click: a form of its own, posting to replace_view
             self.message_user(
-                request, f"{challenge}: {problem}. Select it and run “Replace with a winnable deal”.", messages.WARNING
+                request,
+                format_html(
+                    '{}: {}. <form method="post" action="{}" class="replace-deal" style="display:inline">'
+                    '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+                    '<button type="submit" class="button">Replace with a winnable deal</button></form>',
+                    challenge,
+                    problem,
+                    reverse("admin:games_dailychallenge_replace", args=[challenge.pk]),
+                    get_token(request),
+                ),
+                messages.WARNING,
             )
         return super().changelist_view(request, extra_context)
+
+    def get_urls(self) -> list[Any]:
+        replace = path(
+            "<int:challenge_id>/replace/",
+            self.admin_site.admin_view(self.replace_view),
+            name="games_dailychallenge_replace",
+        )
+        return [replace, *super().get_urls()]
+
+    def replace_view(self, request: HttpRequest, challenge_id: int) -> HttpResponse:
+        """The warning's button: the action "Replace with a winnable deal" on one challenge."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            return HttpResponse("You may not change challenges.", status=403, content_type="text/plain")
+        challenge = get_object_or_404(DailyChallenge, pk=challenge_id)
+        self.replace_with_winnable(request, DailyChallenge.objects.filter(pk=challenge.pk))
+        return HttpResponseRedirect(reverse("admin:games_dailychallenge_changelist"))
 
     def save_model(self, request: HttpRequest, obj: DailyChallenge, form: Any, change: bool) -> None:
         if change:

@@ -117,5 +117,11 @@ def test_staff_scheduling_an_unwinnable_seed_are_told_so_and_the_challenge_list_
     # what the solver does with it, then (its verification ran) the warning at the top of the list
     page.locator(".messagelist .info").filter(has_text=f"the solver is verifying seed {UNWINNABLE['classic']}").wait_for()
     page.goto("/admin/games/dailychallenge/")
-    page.locator(".messagelist .warning").filter(has_text=day).filter(has_text="Replace with a winnable deal").wait_for()
+    warning = page.locator(".messagelist .warning").filter(has_text=day)
+    warning.filter(has_text="Replace with a winnable deal").wait_for()
     page.screenshot(path=str(ARTIFACTS / "admin-challenges.png"), full_page=True)
+    # one click replaces it (issue 42: "a one-click 'replace with a winnable deal'")
+    warning.get_by_role("button", name="Replace with a winnable deal").click()
+    page.locator(".messagelist .success, .messagelist .info").filter(has_text="looking for a winnable deal").wait_for()
+    page.goto("/admin/games/dailychallenge/")
+    assert page.locator(".messagelist .warning").filter(has_text=day).count() == 0

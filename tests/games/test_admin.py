@@ -84,6 +84,43 @@ def test_reverify_action(staff_client, django_capture_on_commit_callbacks):
     assert challenge.status == "done" and challenge.verdict == "winnable"
 
 
+def test_the_warning_replaces_the_deal_in_one_click(staff_client, django_capture_on_commit_callbacks):
+    import re
+
+    from games.selectors import local_today
+
+    challenge = make_challenge(date=local_today() + dt.timedelta(days=5), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    listing = staff_client.get("/admin/games/dailychallenge/").content.decode()
+    action = re.search(r'<form method="post" action="([^"]+)" class="replace-deal"', listing).group(1)
+    assert action == f"/admin/games/dailychallenge/{challenge.pk}/replace/"
+    assert staff_client.get(action).status_code == 405, "only a POST replaces"
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = staff_client.post(action)
+    assert answer.status_code == 302 and answer["Location"] == "/admin/games/dailychallenge/"
+    challenge.refresh_from_db()
+    assert challenge.verdict == "winnable" and challenge.seed != UNWINNABLE["classic"]
+    assert "its deal is unwinnable" not in staff_client.get("/admin/games/dailychallenge/").content.decode()
+
+
+def test_a_challenge_with_games_is_warned_of_without_a_button(staff_client):
+    from games.selectors import local_today
+
+    challenge = make_challenge(date=local_today(), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    from games.models import Game
+
+    Game.objects.create(challenge=challenge, player=make_player("early"), ranked=True)
+    listing = staff_client.get("/admin/games/dailychallenge/").content.decode()
+    assert "its deal is unwinnable, and it has games already" in listing and "replace-deal" not in listing
+
+
+def test_only_staff_who_may_change_challenges_replace_one(client, django_capture_on_commit_callbacks):
+    challenge = make_challenge(date=dt.date(2031, 2, 8), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    client.force_login(make_player("viewer", is_staff=True))
+    assert client.post(f"/admin/games/dailychallenge/{challenge.pk}/replace/").status_code == 403
+    challenge.refresh_from_db()
+    assert challenge.seed == UNWINNABLE["classic"]
+
+
 def test_replace_with_a_winnable_deal_action(staff_client, django_capture_on_commit_callbacks):
     challenge = make_challenge(date=dt.date(2031, 2, 7), seed=UNWINNABLE["classic"], verdict="unwinnable")
     with django_capture_on_commit_callbacks(execute=True):
