@@ -129,9 +129,9 @@ def _winning_line(game: Game, budget: Budget) -> tuple[Move, ...] | None:
         return None
     if _held_pass(game):
         for prefix, child in _pass_children(game):
-            line = _winning_line(child, budget)
-            if line is not None:
-                return prefix + line
+            found = _winning_line(child, budget)
+            if found is not None:
+                return prefix + found
         return None
     table = table_for(game)
     start = position_of(game)
