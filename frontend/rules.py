@@ -63,7 +63,15 @@ def rules_sentences(rules: Rules) -> list[str]:
         said.append(_("Drawn cards go straight onto the waste, one at a time; only the top card of the waste plays with the pyramid."))
     if rules.draw_only_when_stuck:
         said.append(_("You may draw only when nothing can be removed: no king and no pair among the cards in play."))
-    if rules.recycles:
+    if rules.recycle_needs_removal:
+        said.append(
+            _(
+                "Once the stock is empty, the waste may be turned back into it, in the same order, as often as you "
+                "like, provided a card was removed since the last time (or since the start): a pass that removed "
+                "nothing would only deal the same cards again."
+            )
+        )
+    elif rules.recycles:
         said.append(
             ngettext(
                 "%(passes)s passes through the stock: once it is empty, the waste may be turned back into it, in the same order, %(recycles)s time.",
@@ -89,7 +97,15 @@ def rules_sentences(rules: Rules) -> list[str]:
     if rules.house_return_three:
         said.append(_("House rule: once a game, if the first three cards drawn made no pair, you may put them back under the stock."))
     said.append(_("You win the moment the pyramid is empty, whatever is left in the stock and the waste."))
-    if rules.ends_when_frozen:
+    if rules.recycle_needs_removal:
+        said.append(
+            _(
+                "The game is lost once the stock is through and no card can be removed, now or in another pass "
+                "through the stock. Once the pyramid can no longer be cleared you are told so, and may end the "
+                "game there or play on for the points still to be had."
+            )
+        )
+    elif rules.ends_when_frozen:
         said.append(
             _(
                 "The game is lost when no move is left, or as soon as no free pyramid card is a king or can pair "
@@ -104,7 +120,10 @@ def rules_sentences(rules: Rules) -> list[str]:
             )
         )
     points = {"pair": PAIR_POINTS, "king": KING_POINTS, "row": ROW_POINTS, "recycle": -RECYCLE_POINTS}
-    scoring = _("Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied") % points
+    if rules.row_bonus:
+        scoring = _("Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied") % points
+    else:
+        scoring = _("Points: +%(pair)s for each pair, +%(king)s for each king") % points
     if rules.recycles:
         scoring = _("%(scoring)s, −%(recycle)s each time the waste is turned back") % {**points, "scoring": scoring}
     said.append(_("%(scoring)s. You may give up at any time and keep the points made.") % {"scoring": scoring})

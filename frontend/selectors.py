@@ -32,6 +32,7 @@ PRESET_LABELS = {
     "forty-open": _("Forty cards, open"),
     "forty-house": _("Forty cards, house rules"),
     "double": _("Double pyramid"),
+    "unlimited": _("Unlimited redeals"),
 }
 
 

@@ -453,7 +453,7 @@ def _check_seen(game: Game, seen: int) -> None:
 def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
     game.outcome = outcome
     game.finished_at = timezone.now()
-    game.score = score_moves(moves)
+    game.score = score_moves(moves, get_rules(game.challenge.preset, game.rules_version))
     game.save(update_fields=["outcome", "finished_at", "score", "move_count", "version"])
     if game.ranked:
         try:
@@ -647,7 +647,7 @@ class HintedMove:
     @cached_property
     def points(self) -> int:
         """The score of an ending move's game, from its log (``score_moves``, as ``_finish`` takes it)."""
-        return score_moves(self.after.moves)
+        return score_moves(self.after.moves, self.after.rules)
 
     def write_row(self, now: dt.datetime) -> MoveRow:
         """The move as ``MOVES_WRITE_SQL`` takes it, among others."""

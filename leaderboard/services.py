@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from games.engine import score_moves
+from games.engine import get_rules, score_moves
 from piramide_site.after_commit import Job, later
 
 from .boards import Board, boards_of
@@ -81,7 +81,7 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
         game=game,
         date=challenge.date,
         preset=challenge.preset,
-        points=score_moves(moves),
+        points=score_moves(moves, get_rules(challenge.preset, game.rules_version)),
         moves=len(moves),
         won=won,
         finished_at=game.finished_at,

@@ -248,7 +248,7 @@ def race_move_make(*, code: str, player: Any, move: str, seen: int) -> RacePlay:
         if state.outcome is not Outcome.IN_PROGRESS:
             entry.outcome = RaceEntry.Outcome.WON if state.outcome is Outcome.WON else RaceEntry.Outcome.LOST
             entry.finished_at = timezone.now()
-            entry.score = score_moves(list(state.moves))
+            entry.score = score_moves(list(state.moves), state.rules)
         entry.save(update_fields=["move_count", "score", "pyramid_left", "outcome", "finished_at"])
         key = positions.key_of("race", entry.pk, entry.joined_at, entry.move_count, entry.move_count)
         transaction.on_commit(lambda: positions.remember(key, state))

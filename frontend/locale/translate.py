@@ -22,6 +22,7 @@ T: dict[str, tuple] = {
     "Forty cards, open": ("Quaranta carte, scoperta", "Cuarenta cartas, descubierta"),
     "Forty cards, house rules": ("Quaranta carte, regole di casa", "Cuarenta cartas, reglas de la casa"),
     "Double pyramid": ("Piramide doppia", "Pirámide doble"),
+    "Unlimited redeals": ("Rigiri illimitati", "Reciclajes sin límite"),
     "Pyramid": ("Piramide", "Pirámide"),
     "Card in play from the stock": ("Carta in gioco dal tallone", "Carta en juego del mazo"),
     "Skip to content": ("Vai al contenuto", "Ir al contenido"),
@@ -849,6 +850,34 @@ T: dict[str, tuple] = {
     "The game is lost only when no move at all is left. Once the pyramid can no longer be cleared you are told so, and may end the game there or play on for the points still to be had.": (
         "La partita è persa solo quando non resta più nessuna mossa. Appena la piramide non si può più sgombrare te lo diciamo, e puoi chiudere lì la partita o continuare per i punti ancora da prendere.",
         "La partida se pierde solo cuando no queda ninguna jugada. En cuanto la pirámide ya no puede vaciarse te lo decimos, y puedes terminar la partida ahí o seguir por los puntos que aún quedan.",
+    ),
+    "Once the stock is empty, the waste may be turned back into it, in the same order, as often as you like, provided a card was removed since the last time (or since the start): a pass that removed nothing would only deal the same cards again.": (
+        "Quando il tallone è vuoto, gli scarti si possono rigirare a formarlo di nuovo, nello stesso ordine, tutte le volte che vuoi, purché dall'ultima volta (o dall'inizio) si sia tolta una carta: un passaggio che non ha tolto nulla darebbe solo di nuovo le stesse carte.",
+        "Cuando el mazo se vacía, el descarte puede volver a formarlo, en el mismo orden, tantas veces como quieras, siempre que desde la última vez (o desde el principio) se haya retirado una carta: una pasada que no retiró nada solo repartiría de nuevo las mismas cartas.",
+    ),
+    "The game is lost once the stock is through and no card can be removed, now or in another pass through the stock. Once the pyramid can no longer be cleared you are told so, and may end the game there or play on for the points still to be had.": (
+        "La partita è persa quando il tallone è finito e nessuna carta si può togliere, né ora né in un altro passaggio nel tallone. Appena la piramide non si può più sgombrare te lo diciamo, e puoi chiudere lì la partita o continuare per i punti ancora da prendere.",
+        "La partida se pierde cuando se ha repasado el mazo y no se puede retirar ninguna carta, ni ahora ni en otra pasada por el mazo. En cuanto la pirámide ya no puede vaciarse te lo decimos, y puedes terminar la partida ahí o seguir por los puntos que aún quedan.",
+    ),
+    "this pass through the stock removed no card: another would deal the same cards again": (
+        "questo passaggio nel tallone non ha tolto nessuna carta: un altro darebbe di nuovo le stesse carte",
+        "esta pasada por el mazo no retiró ninguna carta: otra repartiría de nuevo las mismas cartas",
+    ),
+    "the stock is empty and this pass through the stock removed no card: another would deal the same cards again": (
+        "il tallone è vuoto e questo passaggio non ha tolto nessuna carta: un altro darebbe di nuovo le stesse carte",
+        "el mazo está vacío y esta pasada no retiró ninguna carta: otra repartiría de nuevo las mismas cartas",
+    ),
+    "the game is over: no card can be removed, and this pass through the stock removed none": (
+        "la partita è finita: nessuna carta si può togliere, e questo passaggio nel tallone non ne ha tolta nessuna",
+        "la partida ha terminado: no se puede retirar ninguna carta, y esta pasada por el mazo no retiró ninguna",
+    ),
+    "the game is over: the stock is through and no pair is left between the free cards and the deck": (
+        "la partita è finita: il tallone è finito e non restano coppie tra le carte libere e il mazzo",
+        "la partida ha terminado: se ha repasado el mazo y no quedan parejas posibles entre las cartas descubiertas y el mazo",
+    ),
+    "Points: +%(pair)s for each pair, +%(king)s for each king": (
+        "Punti: +%(pair)s per ogni coppia, +%(king)s per ogni re",
+        "Puntos: +%(pair)s por cada pareja, +%(king)s por cada rey",
     ),
     "Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied": (
         "Punti: +%(pair)s per ogni coppia, +%(king)s per ogni re, +%(row)s per ogni fila della piramide svuotata",

@@ -32,7 +32,9 @@ def game_key(game: Game) -> Hashable:
     rules = game.rules
     last = game.moves[-1].kind if game.moves and rules.house_put_back else None
     draws = min(4, sum(1 for move in game.moves if move.kind is Kind.DRAW)) if rules.house_return_three else 0
-    return (game.removed, game.stock, game.waste, game.drawn, game.counters, game.returned_three, last, draws)
+    # a recycle under ``recycle_needs_removal`` asks whether this pass has removed a card
+    held = game.removed_this_pass if rules.recycle_needs_removal else False
+    return (game.removed, game.stock, game.waste, game.drawn, game.counters, game.returned_three, last, draws, held)
 
 
 def explore(game: Game, limit: int = 1_000_000) -> BruteResult:

@@ -96,7 +96,7 @@ class Game:
 
     @property
     def score(self) -> int:
-        return self.counters.score
+        return self.counters.points(self.rules.row_bonus)
 
     @property
     def recycles_left(self) -> int:
@@ -224,8 +224,11 @@ class Game:
                     can = f"{cards[0].label} + {cards[1].label} ({move}) make {self.rules.pair_sum}"
                 return f"you may draw only when nothing can be removed: {can}"
             return None
-        if self.recycles_left > 0 and (self.waste or self.drawn is not None):
+        recycle = self._recycle_refusal()
+        if recycle is None:
             return "the stock is empty: turn the waste over with R"
+        if self.rules.recycle_needs_removal and (self.waste or self.drawn is not None):
+            return f"the stock is empty and {recycle}"
         return "the stock is empty and no redeal is left"
 
     def _recycle_refusal(self) -> str | None:
@@ -235,7 +238,20 @@ class Game:
             return f"no redeal is left: {self.rules.name} allows {_plural(self.rules.passes, 'pass', 'passes')} through the stock"
         if not self.waste and self.drawn is None:
             return "the waste is empty: there is nothing to turn over"
+        if self.rules.recycle_needs_removal and not self.removed_this_pass:
+            return "this pass through the stock removed no card: another would deal the same cards again"
         return None
+
+    @cached_property
+    def removed_this_pass(self) -> bool:
+        """A card has been removed since the last recycle (or the start): what
+        ``Rules.recycle_needs_removal`` asks of a recycle."""
+        for move in reversed(self.moves):
+            if move.kind is Kind.REMOVE:
+                return True
+            if move.kind is Kind.RECYCLE:
+                return False
+        return False
 
     def _put_back_refusal(self, count: int) -> str | None:
         rules = self.rules
@@ -364,8 +380,31 @@ class Game:
             return Outcome.LOST, "no free pyramid card can ever be removed: nothing still to come pairs with one"
         can_turn_stock = self._draw_refusal() is None or self._recycle_refusal() is None
         if not can_turn_stock and not self._candidates:
+            if self.rules.recycle_needs_removal and not self.stock and (self.waste or self.drawn is not None):
+                return Outcome.LOST, "no card can be removed, and this pass through the stock removed none"
             return Outcome.LOST, "no move is left"
+        if self.rules.recycle_needs_removal and not self.stock and not self._removals and self._deck_dead:
+            return Outcome.LOST, "the stock is through and no pair is left between the free cards and the deck"
         return Outcome.IN_PROGRESS, "the game goes on"
+
+    @cached_property
+    def _deck_dead(self) -> bool:
+        """With the stock through (``STOCK_TOP_AND_WASTE``): no pass could ever remove a card again.
+
+        While nothing is removed the next pass deals the waste again in the same order, each card
+        face up on the stock with the one before it on the waste top.  So a pass can remove a card
+        only if a deck card is a king, pairs with a free pyramid card, or pairs with its neighbour in
+        that order; without one the pass ends where it began, and so does every pass after it.
+        (Pairs of two free pyramid cards, and the waste top, are the removals of now.)
+        """
+        rules = self.rules
+        values, pair_sum = rules.values, rules.pair_sum
+        deck = [values[card.rank] for card in self.waste]
+        free = {values[self.deal.pyramid[i].rank] for i in self.free_positions()}
+        for before, v in zip([0] + deck, deck):
+            if v == rules.king_value or pair_sum - v in free or before + v == pair_sum:
+                return False
+        return True
 
     @property
     def outcome(self) -> Outcome:

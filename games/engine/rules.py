@@ -12,6 +12,11 @@ RULES_VERSION = 2
 #: move is left, and the player is told once the pyramid can no longer be cleared.
 RULES_VERSIONS = (1, 2)
 
+#: ``passes`` of a preset whose recycles have no limit of their own but each need a removal in the
+#: pass before (``Rules.recycle_needs_removal``): one more than the 52 cards of a deck, the most
+#: removals, so more than any game can use.
+UNLIMITED_PASSES = 53
+
 FULL_RANKS: tuple[int, ...] = tuple(range(1, 14))
 #: The 40-card deck drops the 8, 9 and 10; its jack, queen and king count 8, 9 and 10.
 SHORT_RANKS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 11, 12, 13)
@@ -52,6 +57,12 @@ class Rules:
     #: The game ends, lost, as soon as no free pyramid card is a king or can pair with a free card or
     #: a card still to come (seed 003's early end); otherwise only when no move is left at all.
     ends_when_frozen: bool = False
+    #: A recycle needs a card removed since the last recycle (or the start): a pass that removed
+    #: nothing would only deal the same cards again.  And the game ends, lost, once the stock is through
+    #: and no card can be removed now nor in another pass (seed 004, ``unlimited``).
+    recycle_needs_removal: bool = False
+    #: Each emptied pyramid row scores (the service's design, from seed 001); seed 004's own scoring has no such bonus.
+    row_bonus: bool = True
     #: The rules version this rule set belongs to (``RULES_VERSIONS``).
     version: int = RULES_VERSION
     #: rank -> value, filled in from ``ranks``
@@ -121,13 +132,34 @@ PRESETS: dict[str, Rules] = {
             house_return_three=True,
         ),
         Rules("double", FULL_RANKS, 2, 9, 13, 3, StockModel.WASTE_ONLY),
+        # seed 004: recycles without limit.  Each needs a removal in the pass before it, so a game
+        # makes at most one recycle per removal, at most 52: 53 passes never bind (docs/rules.md)
+        Rules(
+            "unlimited",
+            FULL_RANKS,
+            1,
+            7,
+            13,
+            UNLIMITED_PASSES,
+            StockModel.STOCK_TOP_AND_WASTE,
+            stock_waste_pairs=True,
+            recycle_needs_removal=True,
+            row_bonus=False,
+        ),
     )
 }
+
+#: The presets added after rules version 1: no game was ever dealt under version 1 with them.
+_ADDED_IN: dict[str, int] = {"unlimited": 2}
 
 
 #: Every preset under each rules version; ``PRESETS`` is the current one.
 PRESETS_BY_VERSION: dict[int, dict[str, Rules]] = {
-    1: {name: replace(rules, ends_when_frozen=True, version=1) for name, rules in PRESETS.items()},
+    1: {
+        name: replace(rules, ends_when_frozen=True, version=1)
+        for name, rules in PRESETS.items()
+        if _ADDED_IN.get(name, 1) <= 1
+    },
     RULES_VERSION: PRESETS,
 }
 

@@ -1,4 +1,5 @@
-"""Scoring, one scheme for every preset: +20 a pair, +10 a king, -10 a recycle, +10 an emptied row.
+"""Scoring: +20 a pair, +10 a king, -10 a recycle, +10 an emptied row where the rules pay for rows
+(``Rules.row_bonus``: every preset but ``unlimited``, which keeps seed 004's own scoring).
 
 The score is never stored: ``Counters`` rides along a game, and ``score_moves`` recomputes the
 same figure from the move list alone, which is what a leaderboard trusts.
@@ -9,8 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .moves import Kind, Move, Place
+
+if TYPE_CHECKING:
+    from .rules import Rules
 
 PAIR_POINTS = 20
 KING_POINTS = 10
@@ -27,8 +32,16 @@ class Counters:
 
     @property
     def score(self) -> int:
+        """The score with the row bonus (every preset's but ``unlimited``'s: ``points``)."""
+        return self.points(True)
+
+    def points(self, row_bonus: bool) -> int:
+        """The score, with or without ``ROW_POINTS`` for each emptied row (``Rules.row_bonus``)."""
         return (
-            PAIR_POINTS * self.pairs + KING_POINTS * self.kings + RECYCLE_POINTS * self.recycles + ROW_POINTS * self.rows
+            PAIR_POINTS * self.pairs
+            + KING_POINTS * self.kings
+            + RECYCLE_POINTS * self.recycles
+            + (ROW_POINTS * self.rows if row_bonus else 0)
         )
 
     def add(self, *, pairs: int = 0, kings: int = 0, recycles: int = 0, rows: int = 0) -> Counters:
@@ -59,5 +72,7 @@ def count_moves(moves: Iterable[Move]) -> Counters:
     return Counters(pairs, kings, recycles, rows)
 
 
-def score_moves(moves: Iterable[Move]) -> int:
-    return count_moves(moves).score
+def score_moves(moves: Iterable[Move], rules: Rules | None = None) -> int:
+    """The score of an accepted move list under ``rules`` (its row bonus or none); without rules,
+    with the row bonus, as every preset but ``unlimited`` scores."""
+    return count_moves(moves).points(rules is None or rules.row_bonus)

@@ -14,7 +14,7 @@ from enum import Enum
 
 from .deal import Deal
 from .game import Game, Outcome
-from .moves import Move
+from .moves import DRAW, Kind, Move
 from .solver_par import ParSearch
 from .solver_position import Position, SolverMove, Table, position_of, table_for
 from .solver_search import Budget, OutOfBudget, WinSearch
@@ -66,16 +66,77 @@ class Review:
     seconds: float
 
 
+def _held_pass(game: Game) -> bool:
+    """Under ``Rules.recycle_needs_removal`` (``unlimited``), ``game`` stands inside a pass that has
+    removed nothing yet, past its first card: its recycle waits for a removal.
+
+    The searches know recycles only by their number, with no limit that binds here, and they may
+    always recycle; that is the same game wherever a search starts a stretch right after a removal
+    (as it does below its root) or at a pass's first card (a pass without a removal from there
+    deals the same cards again, and a line never needs one, ``normal_line``).  A root anywhere else
+    in a pass without a removal is searched through ``_pass_children``."""
+    return game.rules.recycle_needs_removal and bool(game.waste) and not game.removed_this_pass
+
+
+def _pass_children(game: Game) -> list[tuple[tuple[Move, ...], Game]]:
+    """Every removal the rest of ``game``'s pass offers, each with the draws before it, and the game
+    after it (its pass has a removal: the searches take it as it stands)."""
+    children: list[tuple[tuple[Move, ...], Game]] = []
+    prefix: tuple[Move, ...] = ()
+    current = game
+    while current.outcome is Outcome.IN_PROGRESS:
+        for move in current.legal_moves():
+            if move.kind is Kind.REMOVE:
+                children.append((prefix + (move,), current.apply(move)))
+        if not current.stock:
+            break
+        prefix += (DRAW,)
+        current = current.apply(DRAW)
+    return children
+
+
+def normal_line(game: Game, line: Sequence[Move]) -> tuple[Move, ...]:
+    """``line`` from ``game`` less every pass that removed nothing (``Rules.recycle_needs_removal``):
+    such a pass and its recycle lead back to the position before it, ten points poorer, so cutting
+    it keeps every later move legal and only raises the score.  Other rules: ``line`` unchanged."""
+    if not game.rules.recycle_needs_removal:
+        return tuple(line)
+    moves = list(line)
+    # where the current pass began in ``moves`` (None: before the line, at ``game``) and whether a
+    # card has gone since
+    began: int | None = 0 if not game.waste else None
+    removed = game.removed_this_pass
+    i = 0
+    while i < len(moves):
+        kind = moves[i].kind
+        if kind is Kind.REMOVE:
+            removed = True
+        elif kind is Kind.RECYCLE:
+            if not removed and began is not None:
+                del moves[began : i + 1]
+                i = began
+                continue
+            began, removed = i + 1, False
+        i += 1
+    return tuple(moves)
+
+
 def _winning_line(game: Game, budget: Budget) -> tuple[Move, ...] | None:
     """A winning line from ``game``, None when there is none; raises OutOfBudget."""
     if game.outcome is Outcome.WON:
         return ()
     if game.outcome is Outcome.LOST:
         return None
+    if _held_pass(game):
+        for prefix, child in _pass_children(game):
+            found = _winning_line(child, budget)
+            if found is not None:
+                return prefix + found
+        return None
     table = table_for(game)
     start = position_of(game)
     line = WinSearch(table, budget).run(start)
-    return None if line is None else table.to_moves(line)
+    return None if line is None else normal_line(game, table.to_moves(line))
 
 
 def solve(game: Game, *, time_limit: float | None = None, node_limit: int | None = None) -> Solution:
@@ -92,29 +153,50 @@ def solve(game: Game, *, time_limit: float | None = None, node_limit: int | None
 
 def solve_par(game: Game, *, time_limit: float | None = None, node_limit: int | None = None) -> ParResult:
     """The best score reachable from ``game`` (its current score included) and a line reaching it."""
-    budget = Budget(time_limit, node_limit)
+    return _par_of(game, Budget(time_limit, node_limit))
+
+
+def _par_of(game: Game, budget: Budget) -> ParResult:
+    """``solve_par`` of ``game`` on a budget shared with other searches."""
+    # the winnability search is quick; its answer tightens the bounds, and its line is a first floor
     if game.outcome is not Outcome.IN_PROGRESS:
         return ParResult(game.score, True, (), 0, budget.seconds)
+    if _held_pass(game):
+        return _held_par(game, budget)
     table = table_for(game)
     start = position_of(game)
-    stock_size = game.rules.stock_size
-    # the winnability search is quick; its answer tightens the bounds, and its line is a first floor
     try:
         winning = WinSearch(table, budget).run(start)
     except OutOfBudget:
-        search = ParSearch(table, budget, stock_size)
-        search.best = table.score(start, stock_size)
+        search = ParSearch(table, budget, game.rules.stock_size)
+        search.best = table.score(start, game.rules.stock_size)
         return _par_result(game, search, start, False, budget)
-    search = ParSearch(table, budget, stock_size, winnable=winning is not None)
+    search = ParSearch(table, budget, game.rules.stock_size, winnable=winning is not None)
     exact = True
     try:
         if winning is None:
             search.run(start)
         else:
-            search.run(start, table.score(_play(table, start, winning), stock_size), winning)
+            search.run(start, table.score(_play(table, start, winning), game.rules.stock_size), winning)
     except OutOfBudget:
         exact = False
     return _par_result(game, search, start, exact, budget)
+
+
+def _held_par(game: Game, budget: Budget) -> ParResult:
+    """The par of a game inside a pass that has removed nothing yet (``_held_pass``): the score it
+    has, or the best par after one of the removals the rest of the pass offers."""
+    best = ParResult(game.score, True, (), 0, budget.seconds)
+    for prefix, child in _pass_children(game):
+        try:
+            par = _par_of(child, budget)
+        except OutOfBudget:
+            return ParResult(best.score, False, best.line, budget.nodes, budget.seconds)
+        if par.score > best.score:
+            best = ParResult(par.score, best.exact and par.exact, prefix + par.line, 0, 0.0)
+        elif not par.exact:
+            best = ParResult(best.score, False, best.line, 0, 0.0)
+    return ParResult(best.score, best.exact, best.line, budget.nodes, budget.seconds)
 
 
 def _play(table: Table, start: Position, line: list[SolverMove]) -> Position:
@@ -128,6 +210,11 @@ def _par_result(game: Game, search: ParSearch, start: Position, exact: bool, bud
     table = search.table
     line = table.to_moves(search.best_line)
     best = search.best - table.score(start, game.rules.stock_size)
+    if game.rules.recycle_needs_removal:
+        # a line cut short by the budget may hold a pass without a removal: cut out, it scores more
+        normal = normal_line(game, line)
+        if normal != line:
+            line, best = normal, Game.replay(game.deal, game.moves + normal).score - game.score
     return ParResult(game.score + best, exact, line, budget.nodes, budget.seconds)
 
 

@@ -24,12 +24,11 @@ from .solver_position import (
     PAIR_POINTS,
     RECYCLE_KIND,
     REMOVE,
-    ROW_POINTS,
     Position,
     SolverMove,
     Table,
 )
-from .solver_relax import BITS, kings_and_bag
+from .solver_relax import BITS, NIBBLE, kings_and_bag
 from .solver_search import Budget, OutOfBudget, deep_recursion, outside_after
 
 if TYPE_CHECKING:
@@ -70,7 +69,8 @@ class ParSearch:
         self.relaxed = RelaxedMax(table, outside_pairs, budget.check_time, clears=winnable)
         self.stack = StackMax(table, self.relaxed)
         #: where a line must bring every unit still out: can it? (not under the house rules or draw-only-when-stuck)
-        self.perfect = None if table.house or self.stuck else self._clearing(self.relaxed, self.stack)
+        #: (not without the row bonus either: its units count an emptied row as ten points)
+        self.perfect = None if table.house or self.stuck or not table.row_points else self._clearing(self.relaxed, self.stack)
         self.winnable = winnable
         #: kings at the stock or waste top go at once (``outside_king``)
         self.kings_first = not (table.house or self.stuck)
@@ -191,11 +191,22 @@ class ParSearch:
         relaxed = self.relaxed
         known = relaxed.memo.get((removed, bag))
         if known is not None:
-            return kings + known
+            return self.no_rows(kings + known, removed, kings, bag)
         quick = kings + relaxed.ceiling(removed, bag)
         if quick <= threshold:
             return quick
-        return kings + relaxed.value(removed, bag)
+        return self.no_rows(kings + relaxed.value(removed, bag), removed, kings, bag)
+
+    def no_rows(self, units: int, removed: int, kings: int, bag: int) -> int:
+        """``units`` counts an emptied row as a unit; where rows score nothing (``Rules.row_bonus``)
+        no line brings more units than cards are left: the pyramid's and the usable outside ones."""
+        if self.table.row_points:
+            return units
+        cards = (self.table.full & ~removed).bit_count() + kings
+        while bag:
+            cards += bag & NIBBLE
+            bag >>= BITS
+        return min(units, cards)
 
     def buried(self, position: Position, stock_bag: tuple[int, int]) -> tuple[int, int] | None:
         """The outside values still usable if no recycle is made (their kings and the bag of the
@@ -314,6 +325,7 @@ class ParSearch:
         waste_bag: tuple[int, int] | None = None
         plain = not (house or self.stuck or table.drawn_model)
         row_of = self.relaxed.row_of
+        row_points = table.row_points
         general = -1
         steps = 0
         first = True
@@ -362,11 +374,11 @@ class ParSearch:
                         after |= 1 << a
                         mask = row_of[a]
                         if after & mask == mask:
-                            gain += ROW_POINTS
+                            gain += row_points
                     if b >= 0:
                         other = row_of[b]
                         if after & other == other and (a < 0 or other != row_of[a]):
-                            gain += ROW_POINTS
+                            gain += row_points
                     # the child's outside cards are these less the ones the move takes
                     self._search(table.apply(position, move), score + gain, outside_after(position, move, table, kings, bag))
                 else:

@@ -107,6 +107,8 @@ class Table:
         #: a removal takes pyramid cards, the stock top and the waste top, and touches nothing else (``apply``)
         self.top_removals = self.reach == 1 and not self.drawn_model and not self.house
         self.recycles = rules.recycles
+        #: what an emptied row scores: ``ROW_POINTS``, or nothing where the rules pay no row bonus
+        self.row_points = ROW_POINTS if rules.row_bonus else 0
         #: a draw only when no king or pair can go (forty): draws no longer run freely along a stretch
         self.stuck_draws = rules.draw_only_when_stuck
         #: the game ends, lost, once the pyramid is frozen (``frozen``); else play goes on while a move is left
@@ -211,7 +213,7 @@ class Table:
         pyramid_gone = bin(removed).count("1")
         outside_gone = stock_size - len(stock) - len(waste) - (1 if drawn else 0)
         rows = sum(1 for mask in self.row_masks if removed & mask == mask)
-        return 10 * (pyramid_gone + outside_gone + rows) - 10 * recycles
+        return 10 * (pyramid_gone + outside_gone) + self.row_points * rows - 10 * recycles
 
     # ------------------------------------------------------------------ rules
 
@@ -433,7 +435,7 @@ class Table:
             if place >= 0:
                 after |= 1 << place
         points = PAIR_POINTS if move[2] != NO_CARD else KING_POINTS
-        return points + ROW_POINTS * self.rows_emptied(removed, after)
+        return points + self.row_points * self.rows_emptied(removed, after)
 
     def frozen(self, position: Position) -> bool:
         """The engine's ``Game._frozen``: no free card is a king or has a partner to come."""

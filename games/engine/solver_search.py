@@ -172,7 +172,8 @@ class Compiled:
         either the stock top plays and pairs with the waste top, or only the waste top plays, with
         or without forty-house's house rules (whose positions it takes once the return-three can no
         longer happen)."""
-        if table.stuck_draws or table.drawn_model:
+        if table.stuck_draws or table.drawn_model or table.rules.recycle_needs_removal:
+            # (``unlimited``: the kernel's search is not built for its many passes)
             return False
         if table.house:
             return not (table.stock_top or table.stock_waste_pairs)

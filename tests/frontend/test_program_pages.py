@@ -91,7 +91,12 @@ def test_the_rules_text_follows_the_engines_rule_set(preset: str) -> None:
     assert ("face down" in text) == rules.face_down
     assert ("Two 52-card decks" in text) == (rules.decks == 2)
     assert ("40-card deck" in text) == (rules.deck_size == 40)
-    if rules.recycles:
+    assert ("as often as you like, provided a card was removed" in text) == rules.recycle_needs_removal
+    assert ("no card can be removed, now or in another pass" in text) == rules.recycle_needs_removal
+    assert ("for each row of the pyramid emptied" in text) == rules.row_bonus
+    if rules.recycle_needs_removal:
+        assert "passes through the stock" not in text and "−10 each time" in text
+    elif rules.recycles:
         assert f"{rules.passes} passes through the stock" in text and "−10 each time" in text
     else:
         assert "One pass through the stock" in text and "−10" not in text

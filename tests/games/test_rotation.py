@@ -18,7 +18,7 @@ START = dt.date(2026, 1, 1)
 def test_by_default_every_engine_preset_not_daily_takes_its_turn(settings: Any) -> None:
     settings.PIRAMIDE_DAILY_PRESETS = ["classic", "forty"]
     settings.PIRAMIDE_ROTATION_PRESETS = []
-    assert rotation_presets() == ["one-pass", "egyptian", "forty-open", "forty-house", "double"]
+    assert rotation_presets() == ["one-pass", "egyptian", "forty-open", "forty-house", "double", "unlimited"]
     assert set(rotation_presets()) | {"classic", "forty"} == set(PRESETS)
 
 
@@ -26,9 +26,9 @@ def test_the_variant_goes_round_from_the_start_date_and_back(settings: Any) -> N
     settings.PIRAMIDE_DAILY_PRESETS = ["classic", "forty"]
     settings.PIRAMIDE_ROTATION_PRESETS = []
     settings.PIRAMIDE_ROTATION_START = START
-    turns = [variant_of_the_day(START + dt.timedelta(days=n)) for n in range(6)]
-    assert turns == ["one-pass", "egyptian", "forty-open", "forty-house", "double", "one-pass"]
-    assert variant_of_the_day(START - dt.timedelta(days=1)) == "double"  # before the start, backwards in turn
+    turns = [variant_of_the_day(START + dt.timedelta(days=n)) for n in range(7)]
+    assert turns == ["one-pass", "egyptian", "forty-open", "forty-house", "double", "unlimited", "one-pass"]
+    assert variant_of_the_day(START - dt.timedelta(days=1)) == "unlimited"  # before the start, backwards in turn
 
 
 def test_every_preset_comes_within_one_round_of_any_day(settings: Any) -> None:

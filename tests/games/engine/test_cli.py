@@ -38,7 +38,7 @@ def test_play_stops_at_the_first_illegal_move_and_names_it() -> None:
     assert "score 20" in result.stdout
 
 
-@pytest.mark.parametrize("preset", ["classic", "one-pass", "egyptian", "forty", "forty-open", "forty-house", "double"])
+@pytest.mark.parametrize("preset", ["classic", "one-pass", "egyptian", "forty", "forty-open", "forty-house", "double", "unlimited"])
 def test_random_plays_a_whole_game_whose_record_replays(preset: str) -> None:
     result = run("random", preset, "5")
     assert result.returncode == 0, result.stderr

@@ -17,15 +17,23 @@ import pytest
 
 from games.engine import RULES_VERSION, deal_from_seed, get_rules
 from games.engine.game import Game, IllegalMoveError, Outcome
-from games.engine.moves import DRAW, RECYCLE, Move, parse_moves
-from games.engine.rules import FULL_RANKS, PRESETS, Rules, StockModel, UnknownRulesVersionError
+from games.engine.moves import DRAW, RECYCLE, Kind, Move, parse_moves
+from games.engine.rules import (
+    FULL_RANKS,
+    PRESETS,
+    PRESETS_BY_VERSION,
+    Rules,
+    StockModel,
+    UnknownPresetError,
+    UnknownRulesVersionError,
+)
 from games.engine.solver import Verdict, solve
 
 from .builders import deal_with
 
 FROZEN = "no free pyramid card can ever be removed: nothing still to come pairs with one"
 NO_MOVE = "no move is left"
-PLAYS_ON = [preset for preset in PRESETS if preset != "one-pass"]
+PLAYS_ON = [preset for preset in PRESETS if preset not in ("one-pass", "unlimited")]
 
 #: The sentence each preset's end follows: (the game is won, it is lost).
 SENTENCES = {
@@ -62,7 +70,14 @@ SENTENCES = {
         "carte»",
         "000: «Un tavolo morto è possibile soltanto dal terzo passaggio in poi.»",
     ),
+    "unlimited": (
+        "004: «La victoria se declara en cuanto se retira la última carta de la pirámide.»",
+        "004: «Si has repasado el mazo y no quedan parejas posibles entre las cartas descubiertas y el mazo, la partida "
+        "concluye sin victoria.»",
+    ),
 }
+#: The presets rules version 1 knew (``unlimited`` came with version 2).
+IN_VERSION_1 = [preset for preset in PRESETS if preset in PRESETS_BY_VERSION[1]]
 
 
 def random_game(rules: Rules, seed: int) -> Game:
@@ -103,7 +118,7 @@ def winning_line(preset: str) -> tuple[int, tuple[Move, ...]]:
 def test_the_current_rules_version_is_2_and_one_pass_alone_ends_when_frozen() -> None:
     assert RULES_VERSION == 2
     assert [name for name, rules in PRESETS.items() if rules.ends_when_frozen] == ["one-pass"]
-    assert all(get_rules(name, 1).ends_when_frozen for name in PRESETS)
+    assert all(get_rules(name, 1).ends_when_frozen for name in IN_VERSION_1)
     assert get_rules("classic") is PRESETS["classic"] and get_rules("classic", 2) is PRESETS["classic"]
 
 
@@ -112,8 +127,14 @@ def test_an_unknown_rules_version_is_refused_by_name() -> None:
         get_rules("classic", 7)
 
 
+def test_unlimited_came_with_version_2_and_is_no_preset_of_version_1() -> None:
+    assert list(PRESETS_BY_VERSION[1]) == [name for name in PRESETS if name != "unlimited"]
+    with pytest.raises(UnknownPresetError, match="unknown preset 'unlimited'"):
+        get_rules("unlimited", 1)
+
+
 def test_a_version_deals_the_same_cards() -> None:
-    for name in PRESETS:
+    for name in IN_VERSION_1:
         old, new = deal_from_seed(get_rules(name, 1), 5), deal_from_seed(get_rules(name), 5)
         assert (old.pyramid, old.stock) == (new.pyramid, new.stock)
 
@@ -127,7 +148,7 @@ def test_the_game_is_won_the_moment_the_pyramid_is_cleared(preset: str) -> None:
     pyramid the most)."""
     assert SENTENCES[preset][0]
     seed, line = winning_line(preset)
-    for version in (1, RULES_VERSION):
+    for version in (1, RULES_VERSION) if preset in IN_VERSION_1 else (RULES_VERSION,):
         game = Game.replay(deal_from_seed(get_rules(preset, version), seed), line)
         assert game.outcome is Outcome.WON and game.outcome_reason == "the pyramid is cleared"
         assert game.pyramid_clearable and game.legal_moves() == []
@@ -138,7 +159,7 @@ def test_the_game_is_won_the_moment_the_pyramid_is_cleared(preset: str) -> None:
 # --------------------------------------------------------------------- lost: no move at all
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", [preset for preset in PRESETS if preset != "unlimited"])
 def test_the_game_is_lost_when_no_pair_no_king_no_draw_and_no_recycle_is_left(preset: str) -> None:
     """Lost: see ``SENTENCES[preset][1]``: the game ends when nothing at all can be done."""
     assert SENTENCES[preset][1]
@@ -299,3 +320,69 @@ def test_whether_the_pyramid_can_be_cleared_is_read_from_what_the_player_sees_al
             assert clearable == clearable_other, f"seed {seed} after {' '.join(map(str, game.moves))}"
             told += not clearable
     assert told > 50, "the sweep reaches tables whose pyramid cannot be cleared"
+
+
+# --------------------------------------------------------------------- unlimited: seed 004's own ends
+
+UNLIMITED_LOST = SENTENCES["unlimited"][1]
+PASS_IN_VAIN = "no card can be removed, and this pass through the stock removed none"
+DECK_DEAD = "the stock is through and no pair is left between the free cards and the deck"
+
+
+@cache
+def unlimited_end(reason: str) -> tuple[int, Game]:
+    """The first seed whose random ``unlimited`` game ends for ``reason``, and that game."""
+    for seed in range(100):
+        game = random_game(PRESETS["unlimited"], seed)
+        if game.outcome_reason == reason:
+            return seed, game
+    raise AssertionError(f"no unlimited game ended with {reason!r} in 100 seeds")
+
+
+def test_unlimited_is_lost_when_the_stock_is_through_and_the_pass_removed_nothing() -> None:
+    """004: «Si has repasado el mazo y no quedan parejas posibles ...» — a pass that removed no card
+    found no pair, and another would deal the same cards in the same order again: no recycle then
+    (docs/rules.md, ``unlimited``, *Decision*)."""
+    assert UNLIMITED_LOST
+    _, game = unlimited_end(PASS_IN_VAIN)
+    assert game.outcome is Outcome.LOST and not game.stock and game.waste
+    assert not game.removed_this_pass and not game._removals
+    last_recycle = max((i for i, move in enumerate(game.moves) if move.kind is Kind.RECYCLE), default=-1)
+    assert all(move.kind is Kind.DRAW for move in game.moves[last_recycle + 1 :])
+    assert game._recycle_refusal() == "this pass through the stock removed no card: another would deal the same cards again"
+    with pytest.raises(IllegalMoveError, match=f"the game is over: {PASS_IN_VAIN}"):
+        game.apply(RECYCLE)
+
+
+def test_unlimited_is_lost_when_no_further_pass_could_remove_a_card() -> None:
+    """004: «Si has repasado el mazo y no quedan parejas posibles entre las cartas descubiertas y el
+    mazo, la partida concluye sin victoria»: the stock is through, nothing can go now, and the deck
+    dealt again holds no king, no partner of a free card and no two neighbours making 13."""
+    assert UNLIMITED_LOST
+    _, game = unlimited_end(DECK_DEAD)
+    assert game.outcome is Outcome.LOST and not game.stock and game.waste and not game._removals
+    # the same table under rules that never end a game so: each further pass removes nothing
+    rules = replace(game.rules, recycle_needs_removal=False)
+    again = replace(game, deal=replace(game.deal, rules=rules))
+    assert again.outcome is Outcome.IN_PROGRESS
+    for _ in range(2):
+        again = again.apply(RECYCLE)
+        for _ in range(len(again.stock)):
+            assert not [move for move in again.legal_moves() if move.kind is Kind.REMOVE]
+            again = again.apply(DRAW)
+        assert (again.removed, again.waste) == (game.removed, game.waste)
+
+
+def test_unlimited_is_lost_with_no_move_at_all() -> None:
+    """004, the same sentence, when stock and waste are both gone: nothing is left to deal."""
+    assert UNLIMITED_LOST
+    _, game = unlimited_end(NO_MOVE)
+    assert game.outcome is Outcome.LOST and not game.stock and not game.waste and not game._candidates
+
+
+def test_unlimited_recycles_past_three_passes() -> None:
+    """004: «Puedes reciclar el mazo de descarte cuando se acabe, con una leve penalización en el
+    marcador (-10 puntos)»: no limit but the removal each recycle needs."""
+    game = random_game(PRESETS["unlimited"], 0)
+    assert game.outcome is Outcome.WON and game.counters.recycles >= 3
+    assert game.score == 20 * game.counters.pairs + 10 * game.counters.kings - 10 * game.counters.recycles

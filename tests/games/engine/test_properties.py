@@ -26,7 +26,7 @@ from games.engine.moves import (
 )
 from games.engine.record import GameRecord, parse_record
 from games.engine.rules import PRESETS, StockModel, get_rules
-from games.engine.scoring import count_moves
+from games.engine.scoring import count_moves, score_moves
 
 
 def any_move(rules_rows: int) -> st.SearchStrategy[Move]:
@@ -117,7 +117,21 @@ class RandomPlay(RuleBasedStateMachine):
     @invariant()
     def score_equals_the_recount_from_the_move_list(self) -> None:
         assert self.game.counters == count_moves(self.game.moves)
-        assert self.game.score == count_moves(self.game.moves).score
+        assert self.game.score == score_moves(self.game.moves, self.game.rules)
+        assert self.game.score == count_moves(self.game.moves).points(self.game.rules.row_bonus)
+
+    @invariant()
+    def unlimited_recycles_only_after_a_pass_that_removed_a_card(self) -> None:
+        """004: «Puedes reciclar el mazo de descarte cuando se acabe»; a pass with no removal would
+        deal the same cards again, so no recycle follows one, and recycles never outnumber removals."""
+        game = self.game
+        if not game.rules.recycle_needs_removal:
+            return
+        if RECYCLE in game.legal_moves():
+            assert game.removed_this_pass and not game.stock
+        elif game.outcome is Outcome.IN_PROGRESS and not game.stock and game.waste:
+            assert not game.removed_this_pass
+        assert game.counters.recycles <= game.counters.pairs + game.counters.kings
 
     @invariant()
     def visible_never_shows_a_card_the_player_has_not_seen(self) -> None:

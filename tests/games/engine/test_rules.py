@@ -13,6 +13,9 @@ from games.engine.rules import PRESETS, UnknownPresetError, get_rules
         ("forty-open", 40, 21, 19, 10, 2),
         ("forty-house", 40, 21, 19, 10, 1),
         ("double", 104, 45, 59, 13, 3),
+        # 004: «Puedes reciclar el mazo de descarte cuando se acabe» names no limit; each recycle needs a
+        # removal in the pass before, so a game makes at most 52: 53 passes never bind
+        ("unlimited", 52, 28, 24, 13, 53),
     ],
 )
 def test_presets_have_the_sizes_of_the_rules_table(
@@ -29,7 +32,7 @@ def test_forty_card_deck_counts_jack_queen_king_as_eight_nine_ten() -> None:
 
 
 def test_every_preset_is_listed() -> None:
-    assert list(PRESETS) == ["classic", "one-pass", "egyptian", "forty", "forty-open", "forty-house", "double"]
+    assert list(PRESETS) == ["classic", "one-pass", "egyptian", "forty", "forty-open", "forty-house", "double", "unlimited"]
 
 
 def test_unknown_preset_lists_the_known_ones() -> None:

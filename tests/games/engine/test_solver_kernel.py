@@ -108,7 +108,8 @@ def test_the_kernel_answers_each_question_as_the_pure_python_class_does(preset: 
         for question, answer in questions:
             assert kernel.clearable(*question) == answer, f"{preset} {game.deal}: {question}"
         asked += len(questions)
-    if preset not in ("forty",):
+    # (unlimited never reaches a last pass, where the stack relaxation is asked: its 53 passes never bind)
+    if preset not in ("forty", "unlimited"):
         assert asked > 100, "the searches should have asked the stack relaxation"
 
 
@@ -286,7 +287,7 @@ def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(preset: str, s
 # ------------------------------------------------------------------ the search itself, compiled
 
 #: the benchmark's slowest deal of each preset (each makes tens of thousands of stops)
-SLOWEST = {"classic": 205, "one-pass": 615, "egyptian": 789, "forty-open": 368, "double": 195, "forty-house": 788, "forty": 59}
+SLOWEST = {"classic": 205, "one-pass": 615, "egyptian": 789, "forty-open": 368, "double": 195, "forty-house": 788, "forty": 59, "unlimited": 3}
 #: the presets whose rules the kernel's search takes (``Compiled.searches``; forty-house's once the
 #: return-three can no longer happen)
 SEARCHED_PRESETS = ["classic", "one-pass", "egyptian", "forty-open", "double", "forty-house"]
@@ -506,7 +507,8 @@ def test_where_the_kernel_is_loaded_a_search_starts_on_it(preset: str, monkeypat
         search = WinSearch(table_for(game), Budget(time_limit, None))
         line = search.run(position_of(game))
         on_kernel = isinstance(getattr(search.stack.clearable, "__self__", None), StackKernel)
-        assert on_kernel, preset
+        # (unlimited reaches no last pass: nothing asks the stack relaxation, nothing moves it)
+        assert on_kernel is (preset != "unlimited"), preset
         assert (search.compiled.search is not None) == (preset in SEARCHED_PRESETS), preset
         if line is not None:
             assert Game.replay(game.deal, table_for(game).to_moves(line)).outcome is Outcome.WON

@@ -30,4 +30,4 @@ def test_a_game_given_up_keeps_the_points_its_moves_made(player, preset):
         seen += 1
     ended = game_resign(game_id=game.pk, player=player)
     assert ended.game.outcome == Game.Outcome.RESIGNED
-    assert ended.game.score == score_moves(state.moves) == Score.objects.get(game=game).points
+    assert ended.game.score == score_moves(state.moves, state.rules) == Score.objects.get(game=game).points

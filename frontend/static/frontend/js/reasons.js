@@ -18,6 +18,10 @@ const RULES = [
   [/^the stock is empty: turn the waste over with R$/, () => _("the stock is empty: turn the waste over")],
   [/^the stock is empty and no redeal is left$/, () => _("the stock is empty and no redeal is left")],
   [/^no redeal is left/, () => _("no redeal is left")],
+  // unlimited: a recycle needs a card removed in the pass before it
+  [/^this pass through the stock removed no card/, () => _("this pass through the stock removed no card: another would deal the same cards again")],
+  [/^the stock is empty and this pass through the stock removed no card/, () =>
+    _("the stock is empty and this pass through the stock removed no card: another would deal the same cards again")],
   [/^the stock still has/, () => _("the stock is not empty yet: draw first")],
   [/^you may draw only when nothing can be removed: (\S+) \+ (\S+) \(\S+\) make (\d+)$/, (m) =>
     fmt(_("you may draw only when nothing can be removed: %(a)s + %(b)s make %(sum)s"), { a: cardText(m[1]), b: cardText(m[2]), sum: m[3] })],
@@ -32,6 +36,10 @@ const RULES = [
   [/^the game is over: the pyramid is cleared$/, () => _("the game is over: the pyramid is cleared")],
   [/^the game is over: no move is left$/, () => _("the game is over: no move is left")],
   [/^the game is over: no free pyramid card can ever be removed/, () => _("the game is over: no free pyramid card can ever be removed")],
+  [/^the game is over: no card can be removed, and this pass through the stock removed none$/, () =>
+    _("the game is over: no card can be removed, and this pass through the stock removed none")],
+  [/^the game is over: the stock is through and no pair is left between the free cards and the deck$/, () =>
+    _("the game is over: the stock is through and no pair is left between the free cards and the deck")],
   [/^the game is over \(\w+\): no more moves$/, () => _("the game is over: no more moves")],
   // the waste, the stock and the pyramid's places
   [/^the waste is empty: there is nothing to turn over$/, () => _("the waste is empty: there is nothing to turn over")],
