@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from games.engine import PRESETS, Game, deal_from_seed
+from games.engine import PRESETS, Game, deal_from_seed, get_rules
 from games.engine.brute import explore
 from games.engine.game import Outcome
 from games.engine.solver import Verdict, solve
@@ -235,9 +235,11 @@ def test_a_deal_too_large_for_the_kernels_words_stays_on_the_pure_python_class()
 @pytest.mark.usefixtures("kernel_on")
 @pytest.mark.parametrize("preset", ["egyptian", "double", "forty-open"])
 def test_the_compiled_final_count_answers_as_the_pure_python_one(preset: str) -> None:
-    """Rule 8's count, asked what real searches ask it, compiled and not: the same places."""
+    """Rule 8's count, asked what real searches ask it, compiled and not: the same places (under
+    rules version 2 for egyptian and forty-open, whose waste pairs of version 3 leave rule 8 out)."""
     compared = 0
-    for game in deals(preset, 30):
+    for seed in range(30):
+        game = Game.start(deal_from_seed(get_rules(preset, 2), seed))
         table = table_for(game)
         search = WinSearch(table, Budget(None, 3_000))
         asked: list[tuple[int, tuple[int, ...], tuple[int, ...], int]] = []
@@ -385,12 +387,14 @@ def kernel_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("preset", SEARCHED_PRESETS)
 def test_with_the_search_compiled_every_verdict_stays_and_every_line_wins(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (egyptian's waste pairs of rules version 3: seed 3 takes the kernel's shuffled runs 274,000 stops)
+    nodes = 400_000 if PRESETS[preset].house_waste_reach == 2 else 200_000
     for game in deals(preset, 60):
         monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
-        python = solve(game, node_limit=200_000)
+        python = solve(game, node_limit=nodes)
         with pytest.MonkeyPatch.context() as patch:
             kernel_from_the_start(patch)
-            compiled = solve(game, node_limit=200_000)
+            compiled = solve(game, node_limit=nodes)
         assert compiled.verdict is python.verdict is not Verdict.UNKNOWN, game.deal
         if compiled.verdict is Verdict.WINNABLE:
             assert Game.replay(game.deal, compiled.line).outcome is Outcome.WON
