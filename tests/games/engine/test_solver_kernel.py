@@ -346,7 +346,7 @@ def python_search(table: Table, position: Position, bag: int) -> tuple[bool, int
         ("one-pass", [615, 74, 145], 30_000, 12, 5),
         ("egyptian", [872, 1134, 91, 789], 30_000, 12, 5),
         ("double", [195, 148], 30_000, 20, 3),
-        ("forty-open", [368], 30_000, 40, 3),
+        ("forty-open", [969, 368], 30_000, 40, 3),
         ("forty-house", [788, 720, 561], 30_000, 12, 5),
     ],
 )
