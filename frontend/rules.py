@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.engine import Rules, StockModel
-from games.engine.rules import FULL_RANKS, SHORT_RANKS
+from games.engine.rules import FULL_RANKS, NEIGHBOURS, SHORT_RANKS
 from games.engine.scoring import KING_POINTS, PAIR_POINTS, RECYCLE_POINTS, ROW_POINTS
 
 #: The drawing's card size and gaps, in SVG units.
@@ -82,7 +82,9 @@ def rules_sentences(rules: Rules) -> list[str]:
         )
     else:
         said.append(_("One pass through the stock: the waste is never turned back."))
-    if rules.house_waste_reach:
+    if rules.house_waste_reach == NEIGHBOURS:
+        said.append(_("The two top cards of the waste may also pair with each other: the second pairs with the top card only."))
+    elif rules.house_waste_reach:
         said.append(
             _("House rule: two cards among the top %(reach)s of the waste may pair with each other; the cards between them stay.")
             % {"reach": rules.house_waste_reach}

@@ -211,8 +211,8 @@ def game_hint(*, game: Game) -> HintResult:
     require_deal_public(game.challenge, "a hint")
     if game.is_finished:
         raise GameFinished("the game is over")
-    # the game's own rules version (its deal carries it); hints and reviews ask about winnability,
-    # which no rules version changes, so the cached answers need not tell versions apart
+    # the game's own rules version (its deal carries it, and so does the cached answer's key:
+    # from version 3 egyptian's two top waste cards pair, which changes what can be won)
     deal, moves = game.deal, [str(move) for move in game_moves(game)]
     answer = solving.answered(
         "hint", solver_jobs.hint_job, game.challenge.preset, deal, moves,

@@ -39,6 +39,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 
+from games.engine import Deal
 from piramide_site import limits, metrics
 from piramide_site.errors import Throttled, Unavailable
 from piramide_site.internals import in_atomic_block
@@ -67,11 +68,12 @@ class SolverBusy(Unavailable):
 # ----------------------------------------------------------------- cached answers
 
 
-def answer_key(kind: str, preset: str, deal: object, moves: Sequence[object]) -> str:
+def answer_key(kind: str, preset: str, deal: Deal, moves: Sequence[object]) -> str:
     """A cache key naming one question about one position: every game of a deal that reached it
-    by the same moves asks the same question and gets the same answer."""
-    text = "\n".join([preset, str(deal), " ".join(str(move) for move in moves)])
-    return f"piramide:solver:{kind}:v1:{hashlib.sha256(text.encode()).hexdigest()}"
+    by the same moves under the same rules version asks the same question and gets the same answer
+    (the version changes answers: from version 3 two egyptian waste cards may pair)."""
+    text = "\n".join([preset, f"rules v{deal.rules.version}", str(deal), " ".join(str(move) for move in moves)])
+    return f"piramide:solver:{kind}:v2:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
 def cache_get(key: str) -> Any:
@@ -93,7 +95,7 @@ def cache_set(key: str, value: Any, *, decided: bool) -> None:
 
 
 def answered(
-    kind: str, job: Callable[..., Any], preset: str, deal: object, moves: list[str], *, player_id: int, time_limit: float, verdict: str
+    kind: str, job: Callable[..., Any], preset: str, deal: Deal, moves: list[str], *, player_id: int, time_limit: float, verdict: str
 ) -> Any:
     """The answer to one ``kind`` of question about the position ``moves`` reach: from the cache,
     or searched by ``job`` within the caps (``run``) and kept, for long once its ``verdict`` field

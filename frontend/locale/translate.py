@@ -827,6 +827,10 @@ T: dict[str, tuple] = {
         "Un solo passaggio nel tallone: gli scarti non si rigirano mai.",
         "Una sola pasada por el mazo: el descarte nunca vuelve al mazo.",
     ),
+    "The two top cards of the waste may also pair with each other: the second pairs with the top card only.": (
+        "Anche le due carte in cima agli scarti possono fare coppia tra loro: la seconda fa coppia solo con quella in cima.",
+        "También las dos cartas de arriba del descarte pueden emparejarse entre sí: la segunda solo se empareja con la de arriba.",
+    ),
     "House rule: two cards among the top %(reach)s of the waste may pair with each other; the cards between them stay.": (
         "Regola di casa: due carte tra le prime %(reach)s degli scarti possono fare coppia tra loro; le carte in mezzo restano.",
         "Regla de la casa: dos cartas entre las %(reach)s de arriba del descarte pueden emparejarse entre sí; las cartas de en medio se quedan.",

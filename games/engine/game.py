@@ -559,6 +559,8 @@ class Game:
             "stock": {"count": len(self.stock), "top": str(top) if top else None},
             "drawn": str(self.drawn) if self.drawn else None,
             "waste": [str(card) for card in self.waste],
+            # how many waste cards, from the top, are in play (W, W2, ...): the rules version says
+            "waste_in_play": max(1, rules.house_waste_reach),
             "recycles_left": self.recycles_left,
             "moves": len(self.moves),
             "score": self.score,

@@ -6,11 +6,13 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 #: The rules version every new challenge, game and race is dealt under (docs/rules.md, "Rules versions").
-RULES_VERSION = 2
+RULES_VERSION = 3
 #: Version 1: every preset ended the game, lost, as soon as no free pyramid card could ever leave.
 #: Version 2: only one-pass does (seed 003 states that end for it); elsewhere play goes on while a
 #: move is left, and the player is told once the pyramid can no longer be cleared.
-RULES_VERSIONS = (1, 2)
+#: Version 3: in egyptian and forty-open the top two waste cards may pair with each other (seed 001,
+#: read from its whole text: docs/rules.md, "Neighbouring pozzo cards").
+RULES_VERSIONS = (1, 2, 3)
 
 #: ``passes`` of a preset whose recycles have no limit of their own but each need a removal in the
 #: pass before (``Rules.recycle_needs_removal``): one more than the 52 cards of a deck, the most
@@ -48,7 +50,8 @@ class Rules:
     face_down: bool = False
     #: House rule: the last card of a rank, just drawn while its three fellows lie free, may go back into the stock.
     house_put_back: bool = False
-    #: House rule: two waste cards among the top ``house_waste_reach`` may pair (at most two cards between them).
+    #: Two waste cards among the top ``house_waste_reach`` may pair: forty-house's house rule (at most two
+    #: cards between them, 4), or two neighbouring waste cards (2: egyptian and forty-open from version 3).
     house_waste_reach: int = 0
     #: House rule: after three draws and no pair, the three drawn cards may go back under the stock.
     house_return_three: bool = False
@@ -98,6 +101,10 @@ class Rules:
         return self.pair_sum
 
 
+#: Seed 001's base rules, read from its whole text: two neighbouring pozzo (waste) cards, the top
+#: two, pair with each other (egyptian and forty-open from rules version 3).
+NEIGHBOURS = 2
+
 PRESETS: dict[str, Rules] = {
     rules.name: rules
     for rules in (
@@ -105,7 +112,7 @@ PRESETS: dict[str, Rules] = {
         Rules(
             "one-pass", FULL_RANKS, 1, 7, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True, ends_when_frozen=True
         ),
-        Rules("egyptian", FULL_RANKS, 1, 7, 13, 2, StockModel.WASTE_ONLY),
+        Rules("egyptian", FULL_RANKS, 1, 7, 13, 2, StockModel.WASTE_ONLY, house_waste_reach=NEIGHBOURS),
         Rules(
             "forty",
             SHORT_RANKS,
@@ -118,7 +125,7 @@ PRESETS: dict[str, Rules] = {
             face_down=True,
             draw_only_when_stuck=True,
         ),
-        Rules("forty-open", SHORT_RANKS, 1, 6, 10, 2, StockModel.WASTE_ONLY),
+        Rules("forty-open", SHORT_RANKS, 1, 6, 10, 2, StockModel.WASTE_ONLY, house_waste_reach=NEIGHBOURS),
         Rules(
             "forty-house",
             SHORT_RANKS,
@@ -153,13 +160,20 @@ PRESETS: dict[str, Rules] = {
 _ADDED_IN: dict[str, int] = {"unlimited": 2}
 
 
+def _before_neighbours(rules: Rules, version: int) -> Rules:
+    """``rules`` as versions 1 and 2 had them: only the waste top of egyptian and forty-open in play."""
+    reach = 0 if rules.name in ("egyptian", "forty-open") else rules.house_waste_reach
+    return replace(rules, house_waste_reach=reach, version=version)
+
+
 #: Every preset under each rules version; ``PRESETS`` is the current one.
 PRESETS_BY_VERSION: dict[int, dict[str, Rules]] = {
     1: {
-        name: replace(rules, ends_when_frozen=True, version=1)
+        name: replace(_before_neighbours(rules, 1), ends_when_frozen=True)
         for name, rules in PRESETS.items()
         if _ADDED_IN.get(name, 1) <= 1
     },
+    2: {name: _before_neighbours(rules, 2) for name, rules in PRESETS.items() if _ADDED_IN.get(name, 1) <= 2},
     RULES_VERSION: PRESETS,
 }
 

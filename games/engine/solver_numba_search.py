@@ -315,8 +315,9 @@ def _stretch_key(
         words[t // PER_WORD] |= seq[k] << 4 * (t % PER_WORD)
         t += 1
     code = (r << 9) + (p - dead + (1 if dead else 0) << 1)
-    # under the house rules only "was the last move a draw" still matters (it only adds a put-back)
-    return code + 1 if house and not last_draw else code
+    # under the house rules only "was the last move a draw" still matters (it only adds a put-back:
+    # where there is none, as with egyptian's waste pairs, it does not matter, as in ``WinSearch._key``)
+    return code + 1 if house and not (last_draw and tab[SCALARS, PUT_BACK]) else code
 
 
 @njit(cache=True)
@@ -587,7 +588,8 @@ def _order(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray, count: int) ->
     removed, bag = frame[F_REMOVED], frame[F_BAG]
     pair_sum = tab[SCALARS, PAIR_SUM]
     # under the house rules a put-back must follow its draw at once: nothing is forced just after one
-    loose = not (tab[SCALARS, HOUSE] and frame[F_JUST_DRAWN])
+    # (where there is a put-back: ``forced_move``, whose flag only the put-back and return-three set)
+    loose = not (tab[SCALARS, HOUSE] and tab[SCALARS, PUT_BACK] and frame[F_JUST_DRAWN])
     for k in range(count if loose else 0):
         a, b = moves[k, 0], moves[k, 1]
         forced = b == NO_CARD
@@ -783,8 +785,10 @@ def _search(
                     p = 0
                 if step:
                     frame[F_P], frame[F_R], frame[F_JUST_DRAWN] = p, r, step == DRAW_KIND
-                    # (under the house rules, one more where the last move was no draw)
-                    code = (r << 9) + (p << 1) - frame[F_OFF] + (1 if tab[SCALARS, HOUSE] and step != DRAW_KIND else 0)
+                    # (under the house rules, one more where the last move was no draw, or where no
+                    # put-back makes a draw matter: ``_stretch_key``)
+                    house_bit = tab[SCALARS, HOUSE] and (step != DRAW_KIND or not tab[SCALARS, PUT_BACK])
+                    code = (r << 9) + (p << 1) - frame[F_OFF] + (1 if house_bit else 0)
                     start = frame[F_START]
                     # not past an earlier stretch from this key, nor back at a pointer of this one
                     if not (frame[F_COVERED] >= 0 and code >= frame[F_COVERED]) and not (

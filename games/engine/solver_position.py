@@ -103,7 +103,12 @@ class Table:
         self.reach = max(1, rules.house_waste_reach)
         self.put_back = rules.house_put_back
         self.return_three = rules.house_return_three
-        self.house = rules.house_put_back or rules.house_return_three
+        #: the house rules look back at earlier moves (``house`` in a position: put-back, return-three)
+        self.looks_back = rules.house_put_back or rules.house_return_three
+        #: the outside cards do not simply keep their order: the house rules, or waste cards that pair
+        #: with each other (egyptian and forty-open from rules version 3); the search takes such rules
+        #: on its house-rule paths, which assume no more than this
+        self.house = self.looks_back or self.reach > 1
         #: a removal takes pyramid cards, the stock top and the waste top, and touches nothing else (``apply``)
         self.top_removals = self.reach == 1 and not self.drawn_model and not self.house
         self.recycles = rules.recycles
@@ -389,11 +394,11 @@ class Table:
             if a == -2 or b == -2:
                 waste = waste[:-1]
             return (removed, stock, waste, drawn, recycles, house)
-        if self.house:
+        if self.looks_back:
             house &= ~HOUSE_LAST_DRAW
         if kind == REMOVE:
             a, b = move[1], move[2]
-            if self.house and b != NO_CARD:
+            if self.looks_back and b != NO_CARD:
                 house &= ~HOUSE_NO_PAIR
             # the deeper waste card first, so that the other's depth still holds
             for place in sorted((a, b)) if b != NO_CARD else (a,):
@@ -409,7 +414,7 @@ class Table:
                     waste = waste[:cut] + waste[cut + 1 :]
             return (removed, stock, waste, drawn, recycles, house)
         if kind == DRAW_KIND:
-            if self.house:
+            if self.looks_back:
                 draws = min(4, (house >> HOUSE_DRAWS_SHIFT) + 1)
                 house = house & ((1 << HOUSE_DRAWS_SHIFT) - 1) | HOUSE_LAST_DRAW | draws << HOUSE_DRAWS_SHIFT
             if self.drawn_model:

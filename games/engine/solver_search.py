@@ -285,8 +285,9 @@ class WinSearch:
             while True:
                 self.line = []
                 # the house rules' put-backs can lead back to a position still being searched, so a
-                # stretch's "lost" may lean on one further up: there, one run only
-                self.run_end = None if self.house else self.budget.nodes + share
+                # stretch's "lost" may lean on one further up: there, one run only (waste cards that
+                # pair with each other alone lead back nowhere)
+                self.run_end = None if self.table.looks_back else self.budget.nodes + share
                 found: bool | None
                 try:
                     found = self._search(start, bag)

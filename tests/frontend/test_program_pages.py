@@ -104,7 +104,9 @@ def test_the_rules_text_follows_the_engines_rule_set(preset: str) -> None:
     assert ("the card just drawn is in play" in text) == (rules.stock_model is StockModel.DRAWN_AND_WASTE)
     assert ("only the top card of the waste plays" in text) == (rules.stock_model is StockModel.WASTE_ONLY)
     assert ("You may draw only when nothing can be removed" in text) == rules.draw_only_when_stuck
-    assert ("House rule" in text) == (rules.house_put_back or rules.house_return_three or rules.house_waste_reach > 0)
+    # two waste cards that pair: seed 001's neighbouring pozzo cards (reach 2) or forty-house's house rule
+    assert ("The two top cards of the waste may also pair" in text) == (rules.house_waste_reach == 2)
+    assert ("House rule" in text) == (rules.house_put_back or rules.house_return_three or rules.house_waste_reach > 2)
     assert ("or as soon as no free pyramid card" in text) == rules.ends_when_frozen
     assert ("you are told so" in text) == (not rules.ends_when_frozen)
 

@@ -4,6 +4,7 @@ it waits, and searches in solver processes under a CPU limit."""
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -288,3 +289,27 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_cached_answers_key_names_the_rules_version() -> None:
+    """From rules version 3 egyptian's two top waste cards pair: the same deal and moves may have
+    another answer, so an answer found under version 2 is never given for version 3."""
+    from games.engine import deal_from_seed, get_rules
+
+    old, new = deal_from_seed(get_rules("egyptian", 2), 1), deal_from_seed(get_rules("egyptian", 3), 1)
+    assert str(old) == str(new)
+    assert solving.answer_key("hint", "egyptian", old, ["D"]) != solving.answer_key("hint", "egyptian", new, ["D"])
+    assert solving.answer_key("hint", "egyptian", new, ["D"]) == solving.answer_key("hint", "egyptian", new, ["D"])
+
+
+def test_the_same_position_under_another_rules_version_is_searched_again(today):
+    alice = make_player("alice")
+    before = solving.searches["hint_job"]
+    for version, days_ago in ((2, 2), (3, 1)):
+        challenge = make_challenge(preset="egyptian", rules_version=version, date=today - dt.timedelta(days=days_ago))
+        game = game_practice_start(challenge_id=challenge.pk, player=alice).game
+        assert game.rules_version == version
+        game_move_make(game_id=game.pk, player=alice, move="D", seen=0)
+        forget_answers(Game.objects.get(pk=game.pk), "hint")
+        assert client_of(alice).get(f"/api/games/{game.pk}/hint/").json()["verdict"] == "winnable"
+    assert solving.searches["hint_job"] == before + 2

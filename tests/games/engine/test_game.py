@@ -152,7 +152,12 @@ def test_waste_only_presets_play_the_drawn_card_from_the_waste(preset: str) -> N
     assert game.visible()["stock"]["top"] is None
     drawn = game.apply(DRAW)
     assert drawn.waste == game.stock[:1]
-    refused(drawn, "W2+W", "only the top card of the waste")
+    if preset == "double":
+        refused(drawn, "W2+W", "only the top card of the waste")
+    else:
+        # egyptian from rules version 3: W2 is in play, to pair with W (tests/games/engine/test_neighbours.py)
+        refused(drawn, "W2+W", "the waste holds only 1 card")
+        refused(drawn.apply(DRAW).apply(DRAW), "W3+W", r"only the top 2 cards of the waste \(W to W2\)")
 
 
 # --------------------------------------------------------------------- forty: face down, drawn card
@@ -259,7 +264,7 @@ def test_house_rules_are_refused_in_other_presets() -> None:
     game = game_with("forty-open", FORTY_PYRAMID, "7s", "D")
     refused(game, "B1", "forty-open has no put-back rule")
     refused(game, "T", "no rule for returning")
-    refused(game, "W+W2", "only the top card of the waste")
+    refused(game, "W+W3", r"only the top 2 cards of the waste \(W to W2\)")
 
 
 # --------------------------------------------------------------------- what the player sees

@@ -57,6 +57,11 @@ VARIANTS = variants(
         ("", variant(WASTE, 2, 4, (1, 2, 3, 4), 5)),
         # double's stock model and passes on four rows
         ("", variant(WASTE, 3, 4, (1, 2, 3, 4), 5)),
+        # egyptian's and forty-open's neighbouring waste cards (rules version 3), without house rules
+        ("-neighbours", variant(WASTE, 1, 3, (1, 2, 3), 4, house_waste_reach=2)),
+        ("-neighbours", variant(WASTE, 2, 3, (1, 2, 3), 4, house_waste_reach=2)),
+        ("-neighbours", variant(WASTE, 2, 4, (1, 2, 3, 4), 5, house_waste_reach=2)),
+        ("-neighbours", variant(WASTE, 3, 3, (1, 2, 3), 3, house_waste_reach=2)),
         ("-house", variant(WASTE, 1, 3, (1, 2, 3), 4, **HOUSE)),
         ("-house", variant(WASTE, 1, 4, (1, 2, 3, 4), 5, **HOUSE)),
         ("-house", variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)),
@@ -146,9 +151,11 @@ def usable_bag(search: WinSearch, position: Position) -> int:
     return search.outside_bag(stock + waste[dead:] + (drawn,))
 
 
-#: the variants the beam runs under (not the house rules nor draw-only-when-stuck)
+#: the variants the beam runs under (not the house rules, waste pairs nor draw-only-when-stuck)
 BEAM_VARIANTS = [
-    name for name, rules in VARIANTS.items() if not (rules.house_put_back or rules.house_return_three or rules.draw_only_when_stuck)
+    name
+    for name, rules in VARIANTS.items()
+    if not (rules.house_put_back or rules.house_return_three or rules.house_waste_reach > 1 or rules.draw_only_when_stuck)
 ]
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from games.engine import PRESETS, Game, deal_from_seed
+from games.engine import PRESETS, Game, deal_from_seed, get_rules
 from games.engine.brute import explore
 from games.engine.game import Outcome
 from games.engine.rules import FULL_RANKS, Rules, StockModel
@@ -236,9 +236,11 @@ def test_a_deal_too_large_for_the_kernels_words_stays_on_the_pure_python_class()
 @pytest.mark.usefixtures("kernel_on")
 @pytest.mark.parametrize("preset", ["egyptian", "double", "forty-open"])
 def test_the_compiled_final_count_answers_as_the_pure_python_one(preset: str) -> None:
-    """Rule 8's count, asked what real searches ask it, compiled and not: the same places."""
+    """Rule 8's count, asked what real searches ask it, compiled and not: the same places (under
+    rules version 2 for egyptian and forty-open, whose waste pairs of version 3 leave rule 8 out)."""
     compared = 0
-    for game in deals(preset, 30):
+    for seed in range(30):
+        game = Game.start(deal_from_seed(get_rules(preset, 2), seed))
         table = table_for(game)
         search = WinSearch(table, Budget(None, 3_000))
         asked: list[tuple[int, tuple[int, ...], tuple[int, ...], int]] = []
@@ -345,7 +347,7 @@ def python_search(table: Table, position: Position, bag: int) -> tuple[bool, int
         ("one-pass", [615, 74, 145], 30_000, 12, 5),
         ("egyptian", [872, 1134, 91, 789], 30_000, 12, 5),
         ("double", [195, 148], 30_000, 20, 3),
-        ("forty-open", [368], 30_000, 40, 3),
+        ("forty-open", [969, 368], 30_000, 40, 3),
         ("forty-house", [788, 720, 561], 30_000, 12, 5),
     ],
 )

@@ -109,7 +109,8 @@ export class Board {
     if (stockCode) this.stockSlot.append(cardButton("S", stockCode, { free: true, playable: true }));
 
     this.wasteSlot.replaceChildren();
-    const reach = state.preset === "forty-house" ? 4 : 1;
+    // the waste cards in play, from the top: the rules version's (egyptian's W and W2 from version 3)
+    const reach = state.waste_in_play || (state.preset === "forty-house" ? 4 : 1);
     const shown = state.waste.slice(-reach);
     shown.forEach((code, i) => {
       const depth = shown.length - i;
