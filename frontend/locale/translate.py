@@ -219,6 +219,7 @@ T: dict[str, tuple] = {
     "free": ("libera", "libre"),
     "covered": ("bloccata", "bloqueada"),
     "%(card)s, %(status)s": ("%(card)s, %(status)s", "%(card)s, %(status)s"),
+    "Turn the waste over (−10 points)": ("Rigira gli scarti (−10 punti)", "Da la vuelta al descarte (−10 puntos)"),
     "Turn the waste over (%(n)s redeals left)": ("Rigira gli scarti (rigiri rimasti: %(n)s)", "Da la vuelta al descarte (vueltas restantes: %(n)s)"),
     "Draw a card (%(n)s in the stock)": ("Pesca una carta (%(n)s nel tallone)", "Roba una carta (%(n)s en el mazo)"),
     "The stock is empty": ("Il tallone è vuoto", "El mazo está vacío"),

@@ -562,6 +562,8 @@ class Game:
             # how many waste cards, from the top, are in play (W, W2, ...): the rules version says
             "waste_in_play": max(1, rules.house_waste_reach),
             "recycles_left": self.recycles_left,
+            # unlimited: redeals need only a removal in the pass before (docs/rules.md, `unlimited`)
+            "recycles_unlimited": rules.recycle_needs_removal,
             "moves": len(self.moves),
             "score": self.score,
             "counters": self.counters.as_dict(),

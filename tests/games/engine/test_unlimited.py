@@ -138,3 +138,12 @@ def test_normal_line_cuts_a_pass_that_removed_nothing() -> None:
     start = Game.start(game.deal)
     assert normal_line(start, line) == game.moves
     assert normal_line(start, parse_moves("D D")) == tuple(parse_moves("D D"))
+
+
+def test_the_players_view_says_the_redeals_are_unlimited_in_unlimited_alone() -> None:
+    from games.engine import Game, deal_from_seed, get_rules
+    from games.engine.rules import PRESETS
+
+    for name in PRESETS:
+        view = Game.start(deal_from_seed(get_rules(name), 3)).visible()
+        assert view["recycles_unlimited"] is (name == "unlimited"), name

@@ -91,7 +91,8 @@ export class Board {
     this.stockPile.classList.toggle("empty", state.stock.count === 0);
     this.stockPile.querySelector(".count").dataset.face = state.stock.count;
     let label;
-    if (canRecycle) label = fmt(_("Turn the waste over (%(n)s redeals left)"), { n: state.recycles_left });
+    if (canRecycle && state.recycles_unlimited) label = _("Turn the waste over (−10 points)");
+    else if (canRecycle) label = fmt(_("Turn the waste over (%(n)s redeals left)"), { n: state.recycles_left });
     else if (state.stock.count > 0 && !canDraw) label = _("You may draw only when nothing can be removed");
     else if (state.stock.count > 0) label = fmt(_("Draw a card (%(n)s in the stock)"), { n: state.stock.count });
     else label = _("The stock is empty");

@@ -27,7 +27,7 @@ function showStatus(view) {
   const state = view.state;
   status.score.textContent = state.score;
   status.moves.textContent = state.moves;
-  status.redeals.textContent = state.recycles_left;
+  status.redeals.textContent = state.recycles_unlimited ? "∞" : state.recycles_left;
   status.left.textContent = state.pyramid_left;
   transport.version = view.moves;
   // the rules play on once the pyramid can no longer be cleared: say so, and offer to end it here

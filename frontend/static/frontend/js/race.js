@@ -123,7 +123,7 @@ function startGame(game) {
     onChange: (view) => {
       stat("score").textContent = view.state.score;
       stat("moves").textContent = view.state.moves;
-      stat("redeals").textContent = view.state.recycles_left;
+      stat("redeals").textContent = view.state.recycles_unlimited ? "∞" : view.state.recycles_left;
       stat("left").textContent = view.state.pyramid_left;
     },
     onFinished: () => {
