@@ -116,9 +116,11 @@ class RaceJoinApi(APIView):
 
 class RaceRematchApi(APIView):
     """Once the race is over: the first player to ask opens a new race of its preset and hosts it,
-    every later one joins that race.  Answers the new race."""
+    every later one joins that race.  Answers the new race; 429 past ``LIMIT_RACES_PER_USER``, which
+    it counts as creating a race does, since it may take a deal from the pool."""
 
     permission_classes = [IsAuthenticated]
+    throttle_scope = "races"
 
     @extend_schema(request=None, responses=RaceOutputSerializer)
     def post(self, request: Request, code: str) -> Response:

@@ -179,3 +179,20 @@ def test_on_postgres_concurrent_takes_get_different_deals(postgres, transactiona
         thread.join(timeout=30)
     assert sorted(taken, key=lambda seed: (seed is None, seed or 0)) == sorted([SEED, BIG_WINNABLE]) + [None, None]
 
+
+
+def test_a_rematch_counts_against_the_race_limit_like_opening_a_race(player_api, settings):
+    """A rematch opens a race from the pool as creating one does: without the same limit, one
+    player looping start, resign, rematch would drain a preset's pool and keep its top-up searching."""
+    settings.LIMITS_HTTP = {**settings.LIMITS_HTTP, "races": {"user": "2/min"}}
+    stock(SEED, BIG_WINNABLE, 5)
+    code = player_api.post("/api/races/", {"preset": "classic"}, format="json").json()["code"]
+    answers = []
+    for _ in range(2):
+        assert player_api.post(f"/api/races/{code}/start/", {"countdown": 0}, format="json").status_code == 200
+        assert player_api.post(f"/api/races/{code}/resign/").status_code == 200
+        answer = player_api.post(f"/api/races/{code}/rematch/")
+        answers.append(answer.status_code)
+        code = answer.json().get("code", code)
+    assert answers == [200, 429]
+    assert PooledDeal.objects.count() == 1
