@@ -342,3 +342,29 @@ def test_the_api_documentation_renders_under_the_sites_content_policy(site: Any,
     page.get_by_text("Piramide API").first.wait_for()
     page.get_by_text("/api/challenges/today/").first.wait_for()
     assert not refused
+
+
+@pytest.mark.parametrize("locale", ["it-IT", "en-US", "es-ES"])
+def test_on_a_phone_the_rules_of_the_new_and_changed_presets_read_in_each_language(site: Any, new_context: Any, locale: str) -> None:
+    """Seed 004's own game (`unlimited`) and seed 001's neighbouring waste pair (`egyptian`,
+    `forty-open` from rules version 3): each rules page says its rule in the reader's language, draws
+    its layout and fits a 390 px screen."""
+    from django.utils.translation import gettext
+
+    page = new_context(locale=locale, **PHONE).new_page()
+    language = locale[:2]
+    with translation.override(language):
+        said = {
+            "unlimited": gettext("Unlimited redeals"),
+            "egyptian": gettext("The two top cards of the waste may also pair with each other: the second pairs with the top card only."),
+            "forty-open": gettext("The two top cards of the waste may also pair with each other: the second pairs with the top card only."),
+        }
+    for preset, text in said.items():
+        page.goto(f"/rules/{preset}/")
+        page.get_by_text(text).first.wait_for()
+        # every card of the drawing has a size on screen (the board's .card rule once sized them to nothing)
+        sizes = page.evaluate("[...document.querySelectorAll('figure.layout rect')].map((r) => r.getBoundingClientRect().width)")
+        assert len(sizes) > 20 and min(sizes) > 5, f"{preset}: the drawing's cards are {sizes[:5]}... px wide"
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"/rules/{preset}/ in {locale} is {width} px wide"
+        page.screenshot(path=str(ARTIFACTS / f"rules-{preset}-phone-{locale}.png"), full_page=True)

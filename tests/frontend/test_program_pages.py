@@ -59,8 +59,8 @@ def test_every_preset_has_a_rules_page_with_its_layout_in_three_languages(preset
     text = page(f"/rules/{preset}/", language)
     assert f"<h1>{title}:" in text
     assert str(rules.pyramid_size) in text and str(rules.stock_size) in text and str(rules.pair_sum) in text
-    assert text.count('class="card') == rules.pyramid_size + len(layout_drawing(rules)["piles"])
-    assert text.count('class="card down"') == (rules.pyramid_size - rules.rows if rules.face_down else 0) + 1
+    assert text.count('class="slot') == rules.pyramid_size + len(layout_drawing(rules)["piles"])
+    assert text.count('class="slot down"') == (rules.pyramid_size - rules.rows if rules.face_down else 0) + 1
     assert "<img" not in text and "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
     with translation.override(language):
         for sentence in rules_sentences(rules):
