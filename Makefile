@@ -22,10 +22,15 @@ venv: $(STAMP)
 # server-less pass, slow tests included) or PYTEST_MARKERS= (everything, as `make test-all`).
 # PYTEST_ARGS adds anything else (-k, -x, paths).  pytest keeps only the last -m it is given, so
 # a -m in PYTEST_ARGS would silently replace PYTEST_MARKERS: that is refused.
+# PYTEST_WORKERS is how many pytest-xdist processes share the tests (2, this project's machines'
+# cores; 1 runs them in one process, as the slow lane does: its browsers, killed servers and load
+# runs measure time and must not share the cores).
 PYTEST_MARKERS ?= not slow
 PYTEST_ARGS ?=
 PYTEST_DURATIONS ?= --durations=15
+PYTEST_WORKERS ?= 2
 PYTEST_M = $(if $(strip $(PYTEST_MARKERS)),-m "$(PYTEST_MARKERS)")
+PYTEST_N = $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist worksteal)
 define pytest_args_check
 $(if $(filter -m -m%,$(PYTEST_ARGS)),$(error PYTEST_ARGS has its own -m, which would replace PYTEST_MARKERS: put the marker expression in PYTEST_MARKERS, e.g. PYTEST_MARKERS='not slow and not servers'))
 endef
@@ -35,19 +40,19 @@ test: $(STAMP)
 	$(PY) -m mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_N) $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
 
 # The slow tests alone, without mypy (narrow them with PYTEST_ARGS='tests/browser').
 test-slow: $(STAMP)
-	$(MAKE) test-pytest PYTEST_MARKERS=slow
+	$(MAKE) test-pytest PYTEST_MARKERS=slow PYTEST_WORKERS=1
 
 test-pytest: $(STAMP)
 	$(pytest_args_check)
-	$(PY) -m pytest $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_N) $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
 
 # Everything, slow tests included (what .ci/run's first pass runs, less its -m "not servers").
 test-all: $(STAMP)
-	$(MAKE) test PYTEST_MARKERS=
+	$(MAKE) test PYTEST_MARKERS= PYTEST_WORKERS=1
 
 # The site on the embedded defaults (SQLite, in-memory channel layer, eager Celery tasks), or on
 # Postgres / Redis / a Celery worker when DATABASE_URL and REDIS_URL are set.  uvicorn starts

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.ci import missing
+from tests.games.engine.builders import sweep_is_slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,11 +30,15 @@ SERVER_FIXTURES = {"postgres", "redis_url", "redis_ranks", "_worker_process", "c
 #: slow test elsewhere carries @pytest.mark.slow itself.
 SLOW_FOLDERS = {"browser", "faults", "integration"}
 TESTS = Path(__file__).resolve().parent
+#: The engine's brute-force sweeps over small variants keep their larger boards for the slow lane
+#: (``sweep_is_slow``).
+ENGINE_TESTS = TESTS / "games" / "engine"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that needs a server, so `-m "not servers"` runs the embedded suite alone,
-    and every test of a slow folder, so `-m "not slow"` (`make test`) is the fast lane.
+    and every test of a slow folder and the engine sweeps' larger boards, so `-m "not slow"`
+    (`make test`) is the fast lane.
 
     .ci/run runs the server-less tests, slow ones included, then everything against Postgres,
     Redis and a worker.
@@ -44,6 +49,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.servers)
         path = Path(item.path)
         if path.is_relative_to(TESTS) and path.relative_to(TESTS).parts[0] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
+        elif path.is_relative_to(ENGINE_TESTS) and sweep_is_slow(str(params.get("name", ""))):
             item.add_marker(pytest.mark.slow)
 
 

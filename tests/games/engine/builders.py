@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -53,6 +54,24 @@ def variants(tagged: list[tuple[str, Rules]]) -> dict[str, Rules]:
         f"{rules.stock_model.value}-{rules.passes}p-{rules.rows}r-{len(rules.ranks)}x{rules.pair_sum}{tag}": rules
         for tag, rules in tagged
     }
+
+
+#: What a small variant's name says of its size: passes, rows, ranks (``variants``).
+_SIZE = re.compile(r"-(\d+)p-(\d+)r-(\d+)x\d+")
+
+
+def sweep_is_slow(name: str) -> bool:
+    """Whether a brute-force sweep's variant is one of the larger boards, left to the slow lane
+    (tests/conftest.py).  The fast lane keeps every rule family on three rows of at most four
+    ranks and at most two passes (a pass "until no removal", which ``recycle_needs_removal``
+    variants count as 13 or 17, included): those take a few seconds a sweep; three passes, four
+    rows or five ranks take from three to ten times as long and find nothing the small boards do
+    not, except in CI, which runs them all."""
+    size = _SIZE.search(name)
+    if size is None:
+        return False
+    passes, rows, ranks = (int(group) for group in size.groups())
+    return rows > 3 or ranks > 4 or (passes == 3)
 
 
 def random_deal(rules: Rules, rng: random.Random) -> Deal:

@@ -211,7 +211,8 @@ def test_review_rejects_moves_that_do_not_replay() -> None:
 
 
 @pytest.mark.slow  # hypothesis over any seed, solves of up to 60 s each
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomize: the same 40 examples every run, so a CI failure is one anyone can run again
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(
     preset=st.sampled_from(sorted(set(PRESETS) - {"double"})),
     seed=st.integers(0, 2**32),
