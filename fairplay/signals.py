@@ -32,7 +32,9 @@ AFTER_LINKED = dt.timedelta(minutes=30)
 #: Think times: a median below FAST_LOW seconds is inhumanly fast (1), above FAST_HIGH human (0).
 FAST_LOW, FAST_HIGH = 0.45, 0.9
 #: Think times: a coefficient of variation below STEADY_LOW is machine-steady (1), above STEADY_HIGH human (0).
-STEADY_LOW, STEADY_HIGH = 0.12, 0.3
+#: Weighed to send a game to review on its own: no honest game of bench/fairplay.py's model comes
+#: below 0.13, one in a hundred below 0.29 (docs/fairplay.md, *Timing*).
+STEADY_LOW, STEADY_HIGH = 0.12, 0.2
 #: Timing signals need this many think times to say anything.
 TIMING_MIN_MOVES = 12
 #: Line signals count *decisions* (``decisions``): the moves of a line that chose between
@@ -83,7 +85,7 @@ WEIGHTS = {
     "address_link": 0.45,
     "after_linked": 0.3,
     "fast": 0.55,
-    "steady": 0.55,
+    "steady": 1.0,
     "solver_line": 0.75,
     "copied_line": 1.0,
     "line_habit": 1.0,
@@ -172,11 +174,16 @@ def _ramp_up(value: float, low: float, high: float) -> float:
     return 1.0 - _ramp_down(value, low, high)
 
 
+#: Moves a hand repeats in rhythm (draw, redeal, return three): people tap through a stock as
+#: steadily as a machine does, so only the time before a removal, which is finding a pair, is timed.
+TAPS = frozenset({"D", "R", "T"})
+
+
 def timing_signals(play: PlayRecord) -> dict[str, float]:
-    """Faster or steadier think times than people show (bench/fairplay.py measures both)."""
+    """Faster or steadier think times before removals than people show (bench/fairplay.py measures both)."""
     # the first think time includes reading the deal, and a player's long pauses are theirs: only
-    # the moves in between, without the slowest tenth, say how a hand moves
-    gaps = think_times(play)[1:]
+    # the removals in between, without the slowest tenth, say how a hand moves
+    gaps = [gap for gap, move in zip(think_times(play)[1:], play.moves[1:]) if move not in TAPS]
     if len(gaps) < TIMING_MIN_MOVES:
         return {"fast": 0.0, "steady": 0.0}
     gaps = sorted(gaps)[: max(TIMING_MIN_MOVES, int(len(gaps) * 0.9))]

@@ -271,10 +271,35 @@ def test_a_copy_that_did_not_pay_is_scored_by_its_decisions_alone() -> None:
     assert _copy_with_population(agreeing=1, games=199, won=False) == 0.0
 
 
-def test_no_link_and_no_timing_signal_alone_sends_a_game_to_review() -> None:
+def test_no_link_and_no_fast_hand_alone_sends_a_game_to_review() -> None:
     """A family on one computer, a fast hand: each alone is what honest players show too."""
-    for name in ("device_link", "address_link", "after_linked", "fast", "steady"):
+    for name in ("device_link", "address_link", "after_linked", "fast"):
         assert WEIGHTS[name] < THRESHOLD, name
+
+
+def test_a_machine_steady_cadence_alone_sends_a_game_to_review_at_any_pace() -> None:
+    """A solver's line played at a slow machine's pace, on a day whose line offers no decision to
+    follow: no link, not fast, only steady (a bot on one forty day in six went unflagged so)."""
+    pace = [1.2 * (0.9 + 0.2 * ((i * 7) % 10) / 10) for i in range(40)]
+    bot = assess(record(1, 1, gaps=pace), [])
+    assert bot.signals["fast"] == 0.0 and bot.signals["steady"] == 1.0
+    assert bot.flagged
+
+
+def test_drawing_through_the_stock_in_rhythm_is_no_machine() -> None:
+    """People tap Draw as steadily as a machine does: only the time before a removal is timed.
+    A player who draws through the whole stock, removes a few pairs and gives up is no bot."""
+    moves = tuple("D" if i % 8 else f"m{i}" for i in range(40))
+    human = human_gaps(40, 3)
+    gaps = [0.5 + 0.01 * (i % 3) if i % 8 else human[i] for i in range(40)]
+    assessment = assess(record(1, 1, gaps=gaps, moves=moves), [])
+    assert assessment.signals["steady"] == 0.0 and not assessment.flagged
+
+
+def test_a_steady_hand_on_removals_is_timed_among_draws() -> None:
+    moves = tuple("D" if i % 2 else f"m{i}" for i in range(60))
+    gaps = [0.9 + 0.01 * (i % 3) for i in range(60)]
+    assert timing_signals(record(1, 1, gaps=gaps, moves=moves))["steady"] == 1.0
 
 
 def test_on_forty_card_deals_a_repeat_is_scored_by_its_decisions_alone() -> None:
