@@ -72,7 +72,8 @@ server had it at that moment (a game still going has its moves so far and no fin
 another's line, its ``population`` from the other players' games finished by the time the first
 one it repeats did (``signals.population_cutoff``), as ``fairplay.services`` reads it from the
 database.  Then ``line_habit`` across the days (``habits``), as ``fairplay.services`` reads it:
-in the order games finish, each game's account's games of the ``HABIT_DAYS`` days up to it, each a
+in the order games finish, each game's account's games of the ``HABIT_DAYS`` days up to it (the
+preset's last ``HABIT_DAYS`` challenges: every day of a run is one of its preset), each a
 hit or not as it was at its own finish (``signals.top_line_hit``), with its day's top share as it
 stood then; a habit found raises the account's earlier hits to it (``services.habit_spread``).
 Printed per kind: games, share flagged (at the end of the run, earlier hits raised; for copies
@@ -573,7 +574,8 @@ def habits(
     days: list[list[tuple[PlayRecord, signals.Assessment]]], hits: dict[int, bool]
 ) -> tuple[dict[int, signals.Assessment], dict[int, signals.Assessment]]:
     """``line_habit`` across the run's days, as ``fairplay.services`` reads it: in the order games
-    finish, each game's account's games of the ``HABIT_DAYS`` days up to it (finished by then), with
+    finish, each game's account's games of the ``HABIT_DAYS`` days (the preset's challenges) up to it
+    (finished by then), with
     each day's top share as it stood then; the signal joins the game's assessment, and the account's
     earlier hits in those days are raised to it (``services.habit_spread``).  Returns every game's
     assessment at the end of the run, and as it was when the game finished."""

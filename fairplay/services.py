@@ -14,7 +14,20 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, IntegerField, Min, OuterRef, Q, Subquery
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    Min,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+)
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
@@ -111,8 +124,9 @@ def challenge_population(game: Game, moves: Sequence[str], *, until: dt.datetime
 
 def account_habit(game: Game) -> list[signals.HabitDay]:
     """The ``line_habit`` days of ``game``'s account as they stood when it finished: its ranked games
-    of the same preset in the ``signals.HABIT_DAYS`` days up to this one's (this one included), each
-    with whether it was a hit (``signals.top_line_hit``, at its own finish) and its day's top share.
+    of the preset's last ``signals.HABIT_DAYS`` challenges up to this one's (this one included:
+    fourteen days of a daily preset, fourteen turns of a variant of the day), each with whether it
+    was a hit (``signals.top_line_hit``, at its own finish) and its day's top share.
 
     One query, bounded by the account's games of those days (the ``(player, challenge)`` index);
     each of them looks at its own challenge's games (the ``(challenge, ...)`` indexes) and, for the
@@ -138,12 +152,15 @@ def account_habit(game: Game) -> list[signals.HabitDay]:
     def count(games: Any) -> Subquery:
         return Subquery(games.order_by().values("challenge_id").annotate(n=Count("pk")).values("n")[:1])
 
+    # the date of the preset's HABIT_DAYS-th challenge back, or of any before when it has had fewer
+    turns = DailyChallenge.objects.filter(preset=challenge.preset, date__lte=challenge.date).order_by("-date")
+    since = Coalesce(Subquery(turns.values("date")[signals.HABIT_DAYS - 1 : signals.HABIT_DAYS]), Value(dt.date.min))
     rows = (
         Game.objects.filter(
             player_id=game.player_id,
             ranked=True,
             challenge__preset=challenge.preset,
-            challenge__date__gt=challenge.date - dt.timedelta(days=signals.HABIT_DAYS),
+            challenge__date__gte=since,
             challenge__date__lte=challenge.date,
             finished_at__lte=at,
             move_count__gt=0,

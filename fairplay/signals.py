@@ -63,7 +63,8 @@ COPY_FORTY = (9, 12)
 RARE_ALL, RARE_NONE = 0.04, 0.08
 PAYS_SHARE = 0.9
 #: An account's habit of winning with another's line (``line_habit``), read over its ranked games of
-#: the same preset in the HABIT_DAYS days up to this game's.  A game of it is a *hit*
+#: the same preset in its last HABIT_DAYS challenges up to this game's (days of a daily preset, turns
+#: of a variant of the day, which comes back every few days).  A game of it is a *hit*
 #: (``top_line_hit``) when it repeats, as ``copied_games`` compares lines, a line of the same length
 #: another account finished before it, and scored at least as much as every game other accounts had
 #: finished by then: the day's top line so far, which is what a leaked line is.  Each day is weighed
@@ -415,7 +416,7 @@ def assess(
     ``deal`` the challenge's deal, which says where a line offered a choice (``decisions``);
     ``population`` what the challenge's other players chose along this game's line (``rarity``;
     without it, or when the game's line did not pay, a copy is scored by its decisions alone);
-    ``habit`` the account's ranked games of the preset in the last ``HABIT_DAYS`` days, this one
+    ``habit`` the account's ranked games of the preset's last ``HABIT_DAYS`` challenges, this one
     included (``line_habit``; none, no habit).
     """
     if address_accounts is None:

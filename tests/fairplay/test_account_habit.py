@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from fairplay.models import Assessment
 from fairplay.services import account_habit, play_records, score_assess
-from fairplay.signals import top_line_hit
+from fairplay.signals import HABIT_DAYS, top_line_hit
 from games.models import Game, Move
 from games.selectors import local_today
 from leaderboard.models import Score
@@ -49,16 +49,18 @@ def line(day: int, tag: str, length: int = 10) -> list[str]:
     return [f"{tag}{day}.{n}" for n in range(length)]
 
 
-def a_run(copier_plays: str, *, others: int = 8) -> dict[str, list[Score]]:
-    """``DAYS`` forty challenges, each with a source who wins first with the day's top line, then
-    ``others`` players on lines of their own that score less, then ``copier_plays``'s account:
-    ``"copy"`` repeats the source's line, ``"first"`` wins first with its own line (a strong player
-    who finds the line before anyone).  Every game is assessed as it finishes."""
+def a_run(copier_plays: str, *, others: int = 8, preset: str = "forty", every: int = 1) -> dict[str, list[Score]]:
+    """``DAYS`` challenges of ``preset``, one each ``every`` days, each with a source who wins first
+    with the day's top line, then ``others`` players on lines of their own that score less, then
+    ``copier_plays``'s account: ``"copy"`` repeats the source's line, ``"first"`` wins first with its
+    own line (a strong player who finds the line before anyone).  Every game is assessed as it
+    finishes."""
     copier, scores = make_player("copier"), {"copier": [], "source": []}
     for day in range(DAYS):
-        date = local_today() - dt.timedelta(days=DAYS - 1 - day)
-        challenge = make_challenge(date=date, preset="forty", solver_line="D", par_line="D")
-        noon = timezone.now() - dt.timedelta(days=DAYS - 1 - day, hours=2)
+        back = (DAYS - 1 - day) * every
+        date = local_today() - dt.timedelta(days=back)
+        challenge = make_challenge(date=date, preset=preset, solver_line="D", par_line="D")
+        noon = timezone.now() - dt.timedelta(days=back, hours=2)
         order = []
         if copier_plays == "first":
             order.append((copier, line(day, "mine"), noon - dt.timedelta(minutes=30), True, 400))
@@ -112,11 +114,24 @@ def test_the_days_read_from_the_database_are_those_the_pure_function_reads(djang
     expected = top_line_hit(records[game.pk], [r for pk, r in records.items() if pk != game.pk])
     assert days[-1].hit is expected is True
     assert days[-1].top_share == pytest.approx(2 / 5), "the source and the copy at the top, of five"
-    # a longer window than HABIT_DAYS reads nothing older
+    # the preset's last HABIT_DAYS challenges are read, however far back; one before them is not
     Game.objects.filter(pk=scores["copier"][0].game_id).update(finished_at=game.finished_at)
     old = scores["copier"][0].challenge
-    type(old).objects.filter(pk=old.pk).update(date=local_today() - dt.timedelta(days=30))
+    type(old).objects.filter(pk=old.pk).update(date=local_today() - dt.timedelta(days=60))
+    assert len(account_habit(game)) == DAYS, "60 days back, and still one of the preset's last 14"
+    for back in range(DAYS, HABIT_DAYS + 1):
+        make_challenge(date=local_today() - dt.timedelta(days=back), preset="forty")
     assert len(account_habit(game)) == DAYS - 1
+
+
+def test_a_variant_of_the_day_is_read_over_its_turns_not_the_calendar() -> None:
+    """A variant comes back every few days (games/rotation.py): an account that copies its top line
+    on each of three turns a week apart has the habit a daily preset's copier has in three days
+    (read over fourteen calendar days, the first turn fell out and two hits were not enough)."""
+    scores = a_run("copy", preset="egyptian", every=7)
+    last = Assessment.objects.get(score=scores["copier"][-1])
+    assert [day.hit for day in account_habit(scores["copier"][-1].game)] == [True] * DAYS
+    assert last.signals["line_habit"] == 1.0 and last.flagged
 
 
 def test_a_repeat_is_the_same_moves_for_95_percent_of_the_line() -> None:
