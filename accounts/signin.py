@@ -1,25 +1,9 @@
-"""Sign-in limits that nobody can turn against someone else.
+"""Sign-in limits that nobody can turn against someone else (docs/operations.md, *Signing in*).
 
-A guesser is slowed down in three ways, none of which lets them keep the account's owner out:
-
-- **per username and address** (``SIGNIN_FAILURES_PER_USER_IP``, 5 per 15 minutes): the limit a
-  guesser from one address meets for one account; the owner, elsewhere, never sees it;
-- **per address** (``SIGNIN_FAILURES_PER_IP``, 50 per 15 minutes), for every name tried from it;
-- **per username, only a growing delay** (``SIGNIN_FAILURES_PER_USER``, 5 per 15 minutes, then
-  1 s doubling up to ``SIGNIN_USER_DELAY_MAX`` seconds between attempts): guesses spread over many
-  addresses get a few an hour, while anyone, the owner too, waits at most that long.
-
-The owner is spared even that delay from an address they signed in from before (for
-``KNOWN_ADDRESS_DAYS``), and on a device they signed in from before (a signed cookie,
-``piramide_site.device``) nothing but their own failures on that device counts: not the address's,
-not the name's.  Each attempt counts before the password is checked, in one atomic step, and a
-right one is taken back (``piramide_site.limits``), so a burst of guesses gets no more checks
-than the limits allow.
-
-django-axes was the library to try (docs/operations.md, *Signing in*): it locks a key once it
-counts enough failures, and it has no "delay, never a lock", no trusted device
-(jazzband/django-axes#300), and it counts after the password check, so a burst slips past it
-(jazzband/django-axes#592).
+Per username and address, per address, and per username only a growing delay, never a lock; the
+owner is spared the delay from a known address and counts only their own failures on a known
+device.  Each attempt counts before the password is checked, in one atomic step
+(``piramide_site.limits``), and a right one is taken back.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
-"""A socket's everyday move, written from the server's event loop (docs/live.md, *The move path*).
+"""A socket's everyday move, written from the server's event loop in one statement (docs/live.md,
+*The move path*).
 
-Most moves are sent by a game's owner from the version this process last saw committed:
-``services.move_from_hint_plan`` checks them against the remembered position without reading
-anything (a ranked game moved on elsewhere first reads the moves it missed), and one statement
-stores them (``services.MOVE_WRITE_SQL``: the conditional UPDATE of the game row and the INSERT of
-the move; moves of other games that came while every connection was busy leave together, in one
-``services.MOVES_WRITE_SQL``).  A move that ends the game takes one statement too (``HintedMove.end_sql``): the row's
-end and score as the locked path's ``_finish`` writes them, the move, and a ranked game's Score
-row (only while these connections wait for the WAL flush, ``LIVE_MOVE_SYNCHRONOUS_COMMIT``: a
-score always commits durably).  On Postgres those statements are sent from the loop itself, on
-one of a few psycopg async connections the loop keeps, instead of a hop to a worker thread and
-back through Django's cursor and its health check.
-
-Anything else — no hint, a write that finds the row moved on, SQLite, a database error (a second
-Score among them) — returns None and the caller takes the threaded service, which reads the row,
-locks it and answers with the exact result or error.  So this path never refuses a move, and
-never trusts its memory: the version in the WHERE clause decides.
-
-The statement leaves before the answer and the events are made: they are made while Postgres
-commits, and kept only if the row was written.  The mover is answered first, then the events go
-to the loop's publisher, and a ranked end's rank-store copy and room read to the loop's
-after-commit queue (``piramide_site.after_commit``), as the locked path would queue them.
+On Postgres, a move checked against the remembered position (``services.move_from_hint_plan``) is
+stored by ``services.MOVE_WRITE_SQL`` (or, with a game's end, ``HintedMove.end_sql``) on one of a
+few psycopg async connections the loop keeps.  Anything else (no hint, a row moved on, SQLite, a
+database error) returns None and the caller takes the threaded, locked service: this path never
+refuses a move and never trusts its memory, since the version in the WHERE clause decides.
 """
 
 from __future__ import annotations

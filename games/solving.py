@@ -1,23 +1,10 @@
 """Solver work on a budget: what a request may spend on a search, and where the search runs.
 
-A hint or a review asks the solver, which may search for seconds.  Done on the request's own
-thread, holding its database connection, 40 of them at once from one account took every
-connection of a process's pool and most of the machine (issue #40).  So here:
-
-- **Once per position.**  An answer is cached under what it depends on alone (the preset, the
-  deal and the move log: ``answer_key``), so asking again costs a cache read, whoever asks.
-- **Caps before the work.**  A search holds one place per user (``SOLVER_JOBS_PER_USER``) and
-  one of the site's (``SOLVER_JOBS_GLOBAL``), leases in Redis shared by every process (in this
-  process's memory without Redis: ``piramide_site.limits``).  Over the user's: 429; over the
-  site's: 503; both with ``Retry-After``, in the one error shape, and nothing searched.
-- **No connection held.**  The request gives its database connections back before it waits.
-- **In solver processes, on a CPU budget.**  Each web process keeps a small pool of solver
-  processes (``SOLVER_PROCESSES``, spawned, so they inherit none of its threads or connections),
-  at a lower priority (``SOLVER_NICE``) so that requests and the database come first on a busy
-  machine; each job runs under the solver's own time limit and a CPU-time limit (``RLIMIT_CPU``,
-  ``games/solver_jobs.py``).  ``SOLVER_PROCESSES=0`` runs the search on the request's thread
-  (still after the connection is given back): the test suite's default, where spawning
-  processes would cost more than its searches.
+An answer is cached once per position (``answer_key``); a search holds a place per user and one of
+the site's (429 or 503 with ``Retry-After`` over them, nothing searched); the request gives its
+database connections back before it waits; the search runs in a solver process at a lower priority
+and under a CPU-time limit (``games/solver_jobs.py``).  docs/operations.md, *Solver work on a
+budget*, says why and gives the settings.
 """
 
 from __future__ import annotations

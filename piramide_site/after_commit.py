@@ -1,21 +1,9 @@
 """Work a committed write leaves that its writer need not wait for (docs/live.md, *The move path*).
 
-A ranked game's end copies its score into the rank store and reads the challenge room's counts
-and the top of its board again: about a dozen round trips to Postgres and Redis that change
-nothing the player is answered, copies and reads of what Postgres holds: a board in Redis that
-missed a score is put right by its rebuild (``manage.py leaderboards_invalidate``), a room by its
-next update or a client's ``sync``.
-
-``later(key, job)`` runs ``job`` once the surrounding transaction commits.  On a server — the
-caller is a worker thread an event loop called through ``sync_to_async``, a socket's database
-call or a request's view — the job is queued for that loop, which runs its jobs on the thread
-pool after the caller has returned: one at a time, in the order they were asked for, so a room
-reads the board only after the rank store took the scores committed before it.  A job asked
-for again while it still waits is not run twice: it moves to the back of the queue, so a busy
-challenge's room is read once per round of game ends rather than once per game.  If the loop
-stops with jobs waiting, they run at once, the loop waiting for them.  Anywhere else (a Celery task, a
-command, a test client) the job runs when the transaction commits.  A job that fails is logged:
-the write stands.
+``later(key, job)`` runs ``job`` once the surrounding transaction commits: on a server, queued for
+the calling event loop, which runs its jobs on the thread pool one at a time, in order, a job asked
+for again while it waits moved to the back and run once; anywhere else (a Celery task, a command,
+a test client) at the commit.  A job that fails is logged: the write stands.
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """Django's ASGI handler, with each request's sync work done in one hop to a kept thread.
 
-Under ASGI Django builds its middleware chain async, and every one of its own middlewares
-(``MiddlewareMixin``) then hands its ``process_request`` and ``process_response`` to the request's
-thread and back: a dozen hops between the event loop and that thread per request, for views
-that are all sync (bench/load.py's profile: a quarter of the servers' time).  And it gives every
-request a thread of its own (``ThreadSensitiveContext``), started for the request and joined
-after it, plus separate hops for the ``request_started`` signal and for closing the response:
-a tenth of the servers' time more under bench/load.py, in starting and stopping threads.
-
-This handler builds the chain sync, as under WSGI, and does a request's sync work in one call
-on a thread of a pool the process keeps (``HTTP_THREADS``): the ``request_started`` signal, the
-request object, the whole middleware chain and view, and closing the response, which sends
-``request_finished`` (so the database connection goes back to its pool before the response is
-on the wire).  A sync streaming response (a static file) is read in that same call: Django would
-read it through ``sync_to_async``, on the one thread a process keeps for thread-sensitive calls,
-where every static file would queue behind every socket's sign-in (it reads it whole as well).
-An async one is sent as it comes and closed after, on the pool.  The request's body and the
-response still travel async.  Views are sync, so there is nothing to cancel when a client leaves
-early: the view finishes, its response is dropped.
-
-A request body is read only up to ``HTTP_MAX_BODY_BYTES``: one that says it is longer
-(Content-Length) is refused with 413 before a byte of it is read, one sent in chunks as soon as
-it passes the limit, before the request object, any middleware or any session exists.  The
-refusal closes the connection, so the rest of the body is never read either (docs/operations.md,
-*Input the service refuses*).  Django alone would spool any body to a temporary file first.
+The middleware chain is built sync, as under WSGI, and a request's signal, request object, chain,
+view and response close run in one call on a thread of a pool the process keeps
+(``HTTP_THREADS``).  A body is read only up to ``HTTP_MAX_BODY_BYTES``, refused with 413 before
+any middleware or session exists.  Why, and what Django's own handler cost: docs/operations.md,
+*The ASGI handler*.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Requests of one client in flight at once, per server process: the rest refused from the event loop.
 
-Each HTTP request is served on a thread of a pool the process keeps (piramide_site/http.py), in
-the order requests come.  One account sending 120 requests at once (bench/abuse.py: 40 reviews,
-40 hints, 40 races) took every thread, and everyone else's requests queued behind its refusals:
-the throttles and the solver's caps answer 429 only after the request's session, user and
-counters have been read on a thread.  Here a client with ``HTTP_REQUESTS_PER_CLIENT`` requests
-in flight in this process is answered 429 at once, on the event loop, with no thread, no database
-and no Redis; a client is its session cookie.  Every request also counts against its address
-(``HTTP_REQUESTS_PER_ADDRESS``, higher: many people may share an address), so a client that makes
-up a new cookie for each request is held there.  Static files are not counted: a page asks for
-many at once, and they cost little.
-
-The requests that ask the solver for work (a hint, a review, a new race) have a tighter cap of
-their own, ``HTTP_SOLVER_REQUESTS_PER_CLIENT``: the solver's own caps (games/solving.py) answer
-only after the request's session, user, game and moves are read, and a flood of such requests from
-one account cost the threads that much each; here all but a few are refused before any of it.
+A client (its session cookie) with ``HTTP_REQUESTS_PER_CLIENT`` requests in flight here, or
+``HTTP_SOLVER_REQUESTS_PER_CLIENT`` asking the solver, and an address with
+``HTTP_REQUESTS_PER_ADDRESS``, are answered 429 at once, with no thread, no database and no Redis
+(docs/operations.md, *Solver work on a budget*).  Static files are not counted.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """uvicorn, told the limits only the settings know: ``python -m piramide_site.serve [uvicorn options]``.
 
-uvicorn reads a whole WebSocket message before the application sees it, up to 16 MiB by default,
-while the protocol takes at most ``LIVE_MAX_MESSAGE_BYTES`` (docs/live.md): 80 sockets sending one
-15 MB frame each took a server from 469 MB to 2.7 GB.  Here uvicorn's ``--ws-max-size`` is that
-setting, so a larger message closes its socket with 1009 (Message Too Big) after no more than the
-limit was read, and the one number stays in the settings.  ``make run``, the Dockerfile and
-docker-compose.yml start the server this way; every other option goes to uvicorn as given.  It
-also empties ``PROMETHEUS_MULTIPROC_DIR`` (piramide_site/metrics.py) before the server starts.
+uvicorn's ``--ws-max-size`` becomes ``LIVE_MAX_MESSAGE_BYTES``, so a larger socket message closes
+with 1009 before more than the limit is read (docs/operations.md, *Socket messages*); every other
+option goes to uvicorn as given.  It also empties ``PROMETHEUS_MULTIPROC_DIR`` before the server
+starts.  ``make run``, the Dockerfile and docker-compose.yml start the server this way.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """The API's throttle: every rate of a request counted in one atomic step (``piramide_site.limits``).
 
-Each request counts against, in one Lua call:
-
-- the general rate of its client: ``user`` per signed-in user, ``anon`` per address otherwise
-  (``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``, set by ``THROTTLE_USER`` and ``THROTTLE_ANON``);
-- for a view with a ``throttle_scope`` that has a rate there (``moves``, ``auth``), that rate per
-  user, or per address when nobody is signed in;
-- the scope's ``LIMITS_HTTP`` rates, per user and per address, e.g.
-  ``{"moves": {"user": "240/min", "ip": "1200/min"}}``.
-
-DRF's own throttles keep a history per client in the cache and change it with a read and then a
-write: two requests (two threads, two processes) can both take the last place, and each throttle
-costs two cache round trips.  These counters are fixed windows changed by one script, so no
-request slips past a limit, and a request costs one round trip whatever its number of rates.
+A request counts against its client's general rate (``user`` or ``anon``), its view's
+``throttle_scope`` rate and the scope's ``LIMITS_HTTP`` rates, per user and per address, in one
+script; why DRF's own throttles were not enough: docs/operations.md, *Throttles*.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """A beam search for a winning line, run between the depth-first search's runs (docs/solver.md, "The beam").
 
-The depth-first search decides every deal, but on a few winnable ones it spends millions of stops
-refuting one region before it reaches a line (double seed 148: 202 s).  The beam walks the game one
-draw at a time for every line at once: at each step it makes every sequence of removals the stop
-allows, keeps ``width`` of them (half with the fewest pyramid cards left, half at random), and
-draws (or recycles) in each.  It may miss a line, and then says nothing; it never proves a deal
-lost.  Every line it returns was built move by move with the table's own moves (and the tests
-replay every line the solver returns in the engine).
+At each draw it makes every sequence of removals the stop allows, keeps ``width`` of them (half the
+fewest pyramid cards left, half at random) and draws or recycles in each.  It may miss a line and
+then says nothing; it never proves a deal lost; every line it returns is built with the table's
+own moves.
 """
 
 from __future__ import annotations
