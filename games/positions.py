@@ -1,17 +1,10 @@
-"""A per-process memory of engine positions, so a move need not read and replay the whole log.
+"""A per-process memory of engine positions, so a move need not read and replay the whole log
+(docs/live.md, *The move path*).
 
-Rebuilding a game from its deal and move log costs about 1 ms (classic) to 3 ms (double) per
-request, plus the query that reads the log.  A game's newest position is remembered under (kind, id, creation
-time, version, number of moves), where the version is raised by every change of the log and
-never lowered (``Game.version``; a race game, which has no undo, uses its move count), so a key
-names one position for ever, in every process (the creation time keeps a key unique even where
-ids are reused, as after a database restore or between tests).
-
-Beside the positions, each process keeps a *hint* per game: the version and move count it last
-saw committed.  The move path (``games.services.game_move_make``) tries its write against that
-version with a conditional UPDATE; if another process or tab moved meanwhile, the UPDATE changes
-nothing and the move takes the locked path, which reads the row.  So neither memory is ever
-trusted for correctness: they only spare reads and replays.
+A game's newest position is remembered under (kind, id, creation time, version, number of moves),
+so a key names one position for ever, in every process; beside it, a *hint* per game, the version
+and move count this process last saw committed, which the move path tries its conditional UPDATE
+against.  Neither is trusted for correctness: they only spare reads and replays.
 """
 
 from __future__ import annotations

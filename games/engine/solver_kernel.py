@@ -2,17 +2,10 @@
 let it, the whole search (``solver_numba_search``), compiled where Numba is installed
 (docs/solver.md, "The compiled kernel").
 
-``StackKernel`` answers exactly what ``solver_relax.StackRelaxation`` answers, question for question:
-the same moves in the same order, the same memo, the same step cap, so a search asking either makes
-the same stops; only the time differs.  The pure-Python class stays the reference: the tests run
-both side by side, and ``PIRAMIDE_SOLVER_KERNEL=python`` (or Numba missing) keeps the search on it.
-
-Loading the compiled code costs about half a second a process (compiling it, once per
-installation, some seconds), which most searches never earn back: a search starts on the
-pure-Python class and moves to the kernel once it has asked ``KERNEL_AFTER`` questions, handing
-over what the class has answered so far.  A search with a time limit moves only where the kernel
-is loaded already (``warm``, which the Celery worker's processes call as they start), so that
-loading it never eats a search's time.
+``StackKernel`` answers exactly what ``solver_relax.StackRelaxation`` answers, question for
+question, so a search asking either makes the same stops; the pure-Python class stays the reference
+(``PIRAMIDE_SOLVER_KERNEL=python``, or Numba missing).  A search moves to the kernel after
+``KERNEL_AFTER`` questions, and one with a time limit only where the kernel is loaded (``warm``).
 """
 
 from __future__ import annotations
