@@ -3,6 +3,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
 
 from .models import Follow, User
@@ -26,7 +27,7 @@ class DisplayNameField:
         return name
 
 
-class PlayerChangeForm(DisplayNameField, UserAdmin.form):  # type: ignore[misc,name-defined]
+class PlayerChangeForm(DisplayNameField, UserChangeForm):
     def clean_email(self) -> str:
         # a new address (case aside) is unverified, whoever sets it (accounts/verification.py)
         email: str = self.cleaned_data.get("email") or ""
@@ -35,7 +36,7 @@ class PlayerChangeForm(DisplayNameField, UserAdmin.form):  # type: ignore[misc,n
         return email
 
 
-class PlayerCreationForm(DisplayNameField, UserAdmin.add_form):  # type: ignore[misc,name-defined]
+class PlayerCreationForm(DisplayNameField, AdminUserCreationForm):
     display_name = forms.CharField(max_length=40)
 
 

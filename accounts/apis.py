@@ -22,6 +22,7 @@ from piramide_site.internals import django_request
 from . import selectors
 from .backends import refusal_of
 from .models import Follow, User
+from .selectors import account_of
 from .services import (
     follow_create,
     follow_delete,
@@ -39,7 +40,7 @@ class UserOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = User
-        fields = ("id", "username", "display_name", "email", "email_verified")
+        fields: tuple[str, ...] = ("id", "username", "display_name", "email", "email_verified")
 
 
 def _site_root(request: Request) -> str:
@@ -155,7 +156,7 @@ class PasswordChangeApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.PasswordChangeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = user_password_change(user=request.user, **data.validated_data)
+        user = user_password_change(user=account_of(request), **data.validated_data)
         update_session_auth_hash(django_request(request), user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -181,7 +182,7 @@ class EmailApi(APIView):
         not change, is empty, or its verification limit is reached (ask again later)."""
         data = self.EmailInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = request.user
+        user = account_of(request)
         changed = user_email_set(user=user, email=data.validated_data["email"])
         sent = bool(changed and user.email) and _send_quietly(request, user)
         body = UserOutputSerializer(user).data
@@ -197,7 +198,7 @@ class EmailVerificationSendApi(APIView):
         """Mail me a new verification link: 400 ``invalid`` with no address or one already verified,
         429 ``throttled`` (with ``retry_after``) past the limits per account and per address."""
         require_no_body(request)
-        sent = email_verification_send(user=request.user, base_url=_site_root(request))
+        sent = email_verification_send(user=account_of(request), base_url=_site_root(request))
         return Response({"sent_to": sent.email}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -233,7 +234,7 @@ class AccountDeleteApi(APIView):
         at once, my games stay linked to nobody.  403 ``not_allowed`` for staff accounts."""
         data = self.AccountDeleteInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user_delete(user=request.user, password=data.validated_data["password"])
+        user_delete(user=account_of(request), password=data.validated_data["password"])
         logout(django_request(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -269,11 +270,11 @@ class FollowListApi(APIView):
 
     @extend_schema(responses=FollowListOutputSerializer)
     def get(self, request: Request) -> Response:
-        following = selectors.follows_list(follower_id=request.user.pk)
+        following = selectors.follows_list(follower_id=account_of(request).pk)
         body = {
             "count": len(following),
             "limit": settings.FOLLOWS_PER_USER,
-            "share_url": share_url(request, request.user),
+            "share_url": share_url(request, account_of(request)),
             "following": [f.__dict__ for f in following],
         }
         return Response(self.FollowListOutputSerializer(body).data)
@@ -295,7 +296,7 @@ class FollowByNameApi(APIView):
         """Follow a player by display name (any case); 200 if I already did."""
         data = self.FollowByNameInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return _follow_answer(*follow_create(follower=request.user, display_name=data.validated_data["display_name"]))
+        return _follow_answer(*follow_create(follower=account_of(request), display_name=data.validated_data["display_name"]))
 
 
 class FollowByLinkApi(APIView):
@@ -313,7 +314,7 @@ class FollowByLinkApi(APIView):
         """Follow the player whose share link this is; 200 if I already did."""
         data = self.FollowByLinkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return _follow_answer(*follow_create(follower=request.user, token=data.validated_data["link"]))
+        return _follow_answer(*follow_create(follower=account_of(request), token=data.validated_data["link"]))
 
 
 class FollowDeleteApi(APIView):
@@ -322,7 +323,7 @@ class FollowDeleteApi(APIView):
     @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request, player_id: int) -> Response:
         """Stop following a player (204 whether or not I did)."""
-        follow_delete(follower=request.user, followed_id=player_id)
+        follow_delete(follower=account_of(request), followed_id=player_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -333,5 +334,5 @@ class FollowLinkResetApi(APIView):
     def post(self, request: Request) -> Response:
         """A new share link for me; the old one stops working, and who follows me already stays."""
         require_no_body(request)
-        user = user_follow_token_reset(user=request.user)
+        user = user_follow_token_reset(user=account_of(request))
         return Response({"share_url": share_url(request, user)})

@@ -1,5 +1,5 @@
 import secrets
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
@@ -65,7 +65,7 @@ class User(AbstractUser):
     #: it: an unverified account's scores are provisional (docs/fairplay.md, *Standing*).
     email_verified_at = models.DateTimeField(null=True, blank=True)
 
-    objects = PlayerManager()
+    objects: ClassVar[PlayerManager] = PlayerManager()
 
     def __str__(self) -> str:
         return self.display_name or self.username

@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from django.core.exceptions import PermissionDenied
 from django.db.models.functions import Lower
 
 from .models import Follow, User
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+    from rest_framework.request import Request
+
+
+def account_of(request: HttpRequest | Request) -> User:
+    """The request's account, for views that admit signed-in players only (their permission or
+    decorator checked first): typed as the account, and a refusal, never an anonymous user, if
+    that check is ever missing."""
+    user = request.user
+    if not isinstance(user, User):
+        raise PermissionDenied("sign in first")
+    return user
 
 
 def user_by_display_name(*, display_name: str) -> User | None:

@@ -99,7 +99,7 @@ class PlayRecord:
     """One ranked game of a challenge as the server saw it."""
 
     game_id: int
-    player_id: int
+    player_id: int | None
     started_at: dt.datetime
     finished_at: dt.datetime | None
     #: The moves, in the engine's notation, and when each was stored.
@@ -381,7 +381,8 @@ def links(play: PlayRecord, others: Iterable[PlayRecord], accounts_by_address: d
     address is not shared by many, and that started the challenge before this game finished."""
     found: dict[int, str] = {}
     for other in others:
-        if other.player_id == play.player_id or other.game_id == play.game_id:
+        # a deleted account's games link nobody: their address and device were cleared with it
+        if other.player_id is None or other.player_id == play.player_id or other.game_id == play.game_id:
             continue
         if play.finished_at is not None and other.started_at > play.finished_at:
             continue

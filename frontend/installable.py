@@ -57,7 +57,7 @@ def _shell() -> tuple[tuple[str, ...], str]:
         found = finders.find(name)
         digest.update(name.encode())
         digest.update(Path(str(found)).read_bytes() if found else b"")
-    digest.update(Path(get_template("frontend/offline.html").origin.name).read_bytes())
+    digest.update(Path(get_template("frontend/offline.html").origin.name).read_bytes())  # type: ignore[attr-defined]
     return tuple(static(name) for name in names), digest.hexdigest()[:16]
 
 

@@ -64,8 +64,8 @@ def home_rows(*, player: Any) -> list[dict[str, Any]]:
     challenges = challenges_for_day(date=local_today())
     games: dict[int, Game] = {}
     if player.is_authenticated:
-        for game in Game.objects.filter(player=player, ranked=True, challenge__in=challenges):
-            games[game.challenge_id] = game
+        for ranked in Game.objects.filter(player=player, ranked=True, challenge__in=challenges):
+            games[ranked.challenge_id] = ranked
     rows = []
     for challenge in challenges:
         game = games.get(challenge.pk)

@@ -24,6 +24,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts import selectors as account_selectors
+from accounts.selectors import account_of
 from accounts.services import (
     follow_create,
     follow_delete,
@@ -136,7 +137,7 @@ def program_calendar(request: HttpRequest) -> HttpResponse:
 
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
-    guest = request.user if _is_guest(request.user) else None
+    guest = account_of(request) if _is_guest(request.user) else None
     if request.method == "POST" and form.is_valid():
         try:
             user = guest_sign_up(guest=guest, **form.cleaned_data) if guest else user_create(**form.cleaned_data)
@@ -212,11 +213,11 @@ class PasswordResetRequest(auth_views.PasswordResetView):
 def email_change(request: HttpRequest) -> HttpResponse:
     """The address a password reset and the verification link are sent to; a new one is
     unverified until its link is followed; empty leaves the account without recovery."""
-    form = EmailForm(request.POST or None, initial={"email": request.user.email})
+    form = EmailForm(request.POST or None, initial={"email": account_of(request).email})
     if request.method == "POST" and form.is_valid():
-        changed = user_email_set(user=request.user, email=form.cleaned_data["email"])
+        changed = user_email_set(user=account_of(request), email=form.cleaned_data["email"])
         messages.success(request, _("Your e-mail address is saved."))
-        if changed and request.user.email:
+        if changed and account_of(request).email:
             _verification_send(request, request.user)
         return redirect("frontend:profile")
     return render(request, "frontend/form.html", {"form": form, "title": _("E-mail for account recovery")})
@@ -291,7 +292,7 @@ def account_delete(request: HttpRequest) -> HttpResponse:
     form = AccountDeleteForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            user_delete(user=request.user, password=form.cleaned_data["password"])
+            user_delete(user=account_of(request), password=form.cleaned_data["password"])
         except ServiceError:
             form.add_error("password", _("The password is wrong: your account was not deleted."))
         else:
@@ -435,15 +436,15 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
     page: dict[str, Any] = {"entries": [], "total": 0}
     me = None
     if board and view == "following" and signed_in:
-        page = board_selectors.leaderboard_following(board=board, viewer_id=request.user.pk, limit=100)
+        page = board_selectors.leaderboard_following(board=board, viewer_id=account_of(request).pk, limit=100)
         me = page["me"]
     elif board and view == "everyone":
         page = board_selectors.leaderboard_page(board=board, limit=100)
         if signed_in:
-            mine = board_selectors.leaderboard_around(board=board, player_id=request.user.pk, radius=0)
+            mine = board_selectors.leaderboard_around(board=board, player_id=account_of(request).pk, radius=0)
             ranked = mine["entries"][0] if mine["entries"] else None
-            me = board_selectors.own_entry(board=board, player_id=request.user.pk, ranked=ranked)
-    followed = set(account_selectors.followed_ids(follower_id=request.user.pk)) if signed_in else set()
+            me = board_selectors.own_entry(board=board, player_id=account_of(request).pk, ranked=ranked)
+    followed = set(account_selectors.followed_ids(follower_id=account_of(request).pk)) if signed_in else set()
     context = {
         "kind": kind,
         "view": view,
@@ -465,17 +466,17 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
 
 @player_required
 def profile(request: HttpRequest) -> HttpResponse:
-    history = board_selectors.player_history(player_id=request.user.pk, limit=60)
+    history = board_selectors.player_history(player_id=account_of(request).pk, limit=60)
     for row in history:
         row["label"] = selectors.preset_label(row["preset"])
-    streaks = board_selectors.player_streaks(player_id=request.user.pk)
+    streaks = board_selectors.player_streaks(player_id=account_of(request).pk)
     context = {
         "streaks": streaks,
         "preset_streaks": [{**asdict(s), "label": selectors.preset_label(s.preset)} for s in streaks.presets],
         "history": history,
-        "months": selectors.played_calendar(player_id=request.user.pk),
-        "share_url": request.build_absolute_uri(reverse("frontend:follow-link", args=[request.user.follow_token])),
-        "following": account_selectors.follows_list(follower_id=request.user.pk),
+        "months": selectors.played_calendar(player_id=account_of(request).pk),
+        "share_url": request.build_absolute_uri(reverse("frontend:follow-link", args=[account_of(request).follow_token])),
+        "following": account_selectors.follows_list(follower_id=account_of(request).pk),
         "follow_limit": settings.FOLLOWS_PER_USER,
     }
     return render(request, "frontend/profile.html", context)
@@ -491,7 +492,7 @@ def _back(request: HttpRequest, default: str) -> HttpResponse:
 def _follow(request: HttpRequest, **target: str) -> bool:
     """Follow through the one service, and tell the player what happened in their language."""
     try:
-        follow, created = follow_create(follower=request.user, **target)
+        follow, created = follow_create(follower=account_of(request), **target)
     except ServiceError as error:
         if error.code == "not_found" and "display_name" in target:
             text = _("No player is called %(name)s.") % {"name": target["display_name"].strip()}
@@ -532,7 +533,7 @@ def follow_add(request: HttpRequest) -> HttpResponse:
 @player_required
 def follow_stop(request: HttpRequest, player_id: int) -> HttpResponse:
     try:
-        stopped = follow_delete(follower=request.user, followed_id=player_id)
+        stopped = follow_delete(follower=account_of(request), followed_id=player_id)
     except ServiceError:
         raise Http404 from None
     if stopped:
@@ -555,7 +556,7 @@ def follow_link(request: HttpRequest, token: str) -> HttpResponse:
     context = {
         "owner": owner,
         "is_me": signed_in and owner.pk == request.user.pk,
-        "already": signed_in and owner.pk in account_selectors.followed_ids(follower_id=request.user.pk),
+        "already": signed_in and owner.pk in account_selectors.followed_ids(follower_id=account_of(request).pk),
     }
     return render(request, "frontend/follow.html", context)
 
@@ -563,7 +564,7 @@ def follow_link(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 @player_required
 def follow_link_reset(request: HttpRequest) -> HttpResponse:
-    user_follow_token_reset(user=request.user)
+    user_follow_token_reset(user=account_of(request))
     messages.success(request, _("Your share link is new: the old one no longer works."))
     return redirect("frontend:profile")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django import forms
@@ -155,7 +156,7 @@ class DailyChallengeAdmin(admin.ModelAdmin):
             if challenge.games.exists():
                 self.message_user(request, f"{challenge} has games already: its deal cannot change", messages.ERROR)
                 continue
-            transaction.on_commit(lambda pk=challenge.pk: challenge_replace_task.delay(pk))
+            transaction.on_commit(functools.partial(challenge_replace_task.delay, challenge.pk))
             self.message_user(request, f"{challenge}: looking for a winnable deal")
 
 

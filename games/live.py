@@ -44,16 +44,19 @@ NAME_SECONDS = 60.0
 
 def game_player_ref(game: Game) -> dict[str, Any]:
     """The game's player as summaries show it, without a query per move (the locked row lacks the name)."""
+    player_id = game.player_id
+    if player_id is None:
+        return {"id": None, "display_name": "?"}  # a deleted account's game (accounts.services.user_delete)
     if related_is_cached(game, "player"):
         return player_ref(game.player)
     now = time.monotonic()
-    known = _names.get(game.player_id)
+    known = _names.get(player_id)
     if known is None or now - known[0] > NAME_SECONDS:
-        name = get_user_model().objects.filter(pk=game.player_id).values_list("display_name", flat=True).get()
+        name = get_user_model().objects.filter(pk=player_id).values_list("display_name", flat=True).get()
         if len(_names) > 100_000:
             _names.clear()
-        _names[game.player_id] = known = (now, name)
-    return {"id": game.player_id, "display_name": known[1]}
+        _names[player_id] = known = (now, name)
+    return {"id": player_id, "display_name": known[1]}
 
 
 def game_json(game: Game, state: EngineGame | None = None) -> dict[str, Any]:

@@ -96,7 +96,7 @@ class Connections:
             await self._store_batches()
         finally:
             # at once, not by a done-callback: a move submitted meanwhile must find the place free
-            self.storers.discard(asyncio.current_task())  # type: ignore[arg-type]  # a task's own
+            self.storers.discard(asyncio.current_task())  # a task's own
 
     async def _store_batches(self) -> None:
         while self.queued:
@@ -246,7 +246,8 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
         ending = bool(settings.LIVE_MOVE_SYNCHRONOUS_COMMIT)
         plan = services.move_from_hint_plan(game_id, player, parsed, seen, missed, ending=ending)
     except Exception as error:
-        return _threaded(game_id, error)
+        _threaded(game_id, error)
+        return None
     if plan is None:
         return None
     now = timezone.now()
@@ -261,13 +262,15 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
     try:
         written: int | bool | None = await write
     except Exception as error:
-        written = _threaded(game_id, error)
+        _threaded(game_id, error)
+        written = None
     if written is None or services.move_from_hint_written(plan, bool(written), play=play) is None:
         return None
     game = play.game
     jobs: tuple[tuple[Hashable, Job], ...] = ()
     if plan.ends and game.ranked:
         # as the locked path's ``score_record`` and ``publish_game_finished`` ask for them
+        assert game.player_id is not None, "a ranked game is its player's"
         score = Score(pk=written, player_id=game.player_id, challenge_id=game.challenge_id,
                       date=plan.facts.challenge_date, preset=plan.facts.preset)
         jobs = (*score_written_jobs(score), events.challenge_changes(game.challenge_id, leaderboard=True))
@@ -286,4 +289,3 @@ def _threaded(game_id: int, error: Exception) -> None:
     """A failure on the loop's path: logged, and the threaded path retries the move and answers
     with the database's error if any."""
     log.warning("move of game %s from the loop failed (%r); taking the threaded path", game_id, error)
-    return None

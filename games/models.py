@@ -104,8 +104,9 @@ class DailyChallenge(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["date", "preset"], name="one_challenge_per_date_and_preset"),
             models.CheckConstraint(
+                # a Q combined with a lookup is a boolean expression; the stubs type ``&`` as Combinable
                 condition=models.Q(commitment_version=1, salt="")
-                | (models.Q(commitment_version=2) & Exact(Length("salt"), SALT_HEX_DIGITS)),
+                | (models.Q(commitment_version=2) & Exact(Length("salt"), SALT_HEX_DIGITS)),  # type: ignore[arg-type]
                 name="commitment_salt_fits_its_version",
             ),
         ]

@@ -350,7 +350,7 @@ def game_ranked_start(*, challenge_id: int, player: Any, origin: Origin | None =
         raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is not open yet")
     if challenge.date < today:
         raise NotAllowed(f"the {challenge.preset} challenge of {challenge.date} is over: start a practice game")
-    where = {"start_address": origin.address, "start_device": origin.device} if origin else {}
+    where: dict[str, Any] = {"start_address": origin.address, "start_device": origin.device} if origin else {}
     # every ranked game of a challenge plays under the rules its verdict and par were found under
     where = {**where, "rules_version": challenge.rules_version}
     game, created = Game.objects.get_or_create(challenge=challenge, player=player, ranked=True, defaults=where)
@@ -489,7 +489,7 @@ def move_apply(state: EngineGame, move: EngineMove) -> EngineGame:
 class GameFacts:
     """What never changes about a game: kept with its version hint (games/positions.py)."""
 
-    player_id: int
+    player_id: int | None
     challenge_id: int
     ranked: bool
     started_at: dt.datetime

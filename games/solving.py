@@ -82,7 +82,7 @@ def cache_set(key: str, value: Any, *, decided: bool) -> None:
 
 
 def answered(
-    kind: str, job: Callable[..., Any], preset: str, deal: Deal, moves: list[str], *, player_id: int, time_limit: float, verdict: str
+    kind: str, job: Callable[..., Any], preset: str, deal: Deal, moves: list[str], *, player_id: int | None, time_limit: float, verdict: str
 ) -> Any:
     """The answer to one ``kind`` of question about the position ``moves`` reach: from the cache,
     or searched by ``job`` within the caps (``run``) and kept, for long once its ``verdict`` field

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.apis import UserOutputSerializer
+from accounts.selectors import account_of
 from games.engine import PRESETS
 from games.selectors import challenge_get, local_today
 from piramide_site.errors import NotFound
@@ -115,14 +116,14 @@ def _answer(request: Request, board: Board, query: dict[str, Any] | None = None)
     if query["view"] == "following":
         if not user.is_authenticated:
             raise NotAuthenticated("sign in to see the boards of the players you follow")
-        body = selectors.leaderboard_following(
+        following = selectors.leaderboard_following(
             board=board,
             viewer_id=user.pk,
             offset=query["offset"],
             limit=query["limit"],
             around_radius=query["radius"] if around else None,
         )
-        return Response(LeaderboardOutputSerializer(body).data)
+        return Response(LeaderboardOutputSerializer(following).data)
     if around:
         if not user.is_authenticated:
             raise NotAuthenticated("sign in to see your own rank")
@@ -141,7 +142,7 @@ def _answer(request: Request, board: Board, query: dict[str, Any] | None = None)
         page = selectors.leaderboard_page(board=board, offset=query["offset"], limit=query["limit"])
         mine = selectors.leaderboard_around(board=board, player_id=user.pk, radius=0) if user.is_authenticated else None
         ranked = mine["entries"][0] if mine and mine["entries"] else None
-        me = selectors.own_entry(board=board, player_id=user.pk, ranked=ranked) if mine is not None else None
+        me = selectors.own_entry(board=board, player_id=account_of(request).pk, ranked=ranked) if mine is not None else None
         body = {**page, "my_rank": mine["rank"] if mine else None, "me": me}
     return Response(LeaderboardOutputSerializer({**body, "view": "everyone"}).data)
 
@@ -196,11 +197,11 @@ class ProfileApi(APIView):
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request) -> Response:
-        streaks = selectors.player_streaks(player_id=request.user.pk)
+        streaks = selectors.player_streaks(player_id=account_of(request).pk)
         body = {
             "user": request.user,
             "streaks": streaks.totals(),
             "preset_streaks": [asdict(preset) for preset in streaks.presets],
-            "history": selectors.player_history(player_id=request.user.pk),
+            "history": selectors.player_history(player_id=account_of(request).pk),
         }
         return Response(self.OutputSerializer(body).data)

@@ -99,7 +99,7 @@ def own_entry(*, board: Board, player_id: int, ranked: dict[str, Any] | None) ->
         .order_by("date", "preset")
         .values("challenge_id", "date", "preset", "points", "moves", "finished_at", "standing", "standing_reason")
     )
-    withheld = [
+    withheld: list[dict[str, Any]] = [
         {**row, "standing_text": standing_text(row["standing"], row["standing_reason"])} for row in rows
     ]
     if ranked is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,7 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     """
     from games.selectors import challenge_day_start
 
+    assert game.player_id is not None and game.finished_at is not None, "a score is its player's finished game's"
     challenge = game.challenge
     player = get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at", "guest").get(pk=game.player_id)
     standing, reason = standing_at_write(
@@ -105,7 +107,7 @@ def score_written_jobs(score: Score) -> list[tuple[Hashable, Job]]:
     jobs = [rank_store_copy(score)]
     score_id = score.pk
     for follower in SCORE_WRITTEN:
-        jobs.append(((follower, score_id), lambda follower=follower: follower(score_id)))
+        jobs.append(((follower, score_id), functools.partial(follower, score_id)))
     return jobs
 
 

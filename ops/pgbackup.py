@@ -127,7 +127,7 @@ def ensure_database(config: dict[str, Any]) -> bool:
     from psycopg import sql
 
     conninfo, env = connection(config, database="postgres")
-    password = {"password": env["PGPASSWORD"]} if env.get("PGPASSWORD") else {}
+    password: dict[str, Any] = {"password": env["PGPASSWORD"]} if env.get("PGPASSWORD") else {}
     try:
         with psycopg.connect(conninfo, autocommit=True, **password) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (config["NAME"],)).fetchone()

@@ -88,7 +88,11 @@ class _Queue:
             # thread may not touch the database), while the loop waits; a job already on the pool
             # finishes there
             waiting, self.jobs = list(self.jobs.items()), {}
-            rest = threading.Thread(target=lambda: [run(key, job) for key, job in waiting], name="after-commit")
+            def run_waiting() -> None:
+                for key, job in waiting:
+                    run(key, job)
+
+            rest = threading.Thread(target=run_waiting, name="after-commit")
             rest.start()
             rest.join()
             raise

@@ -60,7 +60,7 @@ def address_of(text: str | None) -> str | None:
 
 def _read(request: HttpRequest) -> str:
     try:
-        value = request.get_signed_cookie(COOKIE, salt=SALT, max_age=MAX_AGE)
+        value = request.get_signed_cookie(COOKIE, salt=SALT, max_age=MAX_AGE) or ""
     except (KeyError, BadSignature):
         return ""
     return value if len(value) == 32 and all(c in "0123456789abcdef" for c in value) else ""

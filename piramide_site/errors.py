@@ -34,8 +34,8 @@ UNAVAILABLE_MESSAGE = "the database is not answering: nothing was changed; try a
 class ServiceError(Exception):
     """A refusal from a service: the message is for the player, the code for the client."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
-    code = "invalid"
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    code: str = "invalid"
 
     def __init__(self, message: str, **extra: Any) -> None:
         super().__init__(message)
@@ -114,8 +114,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"error": exc.code, "message": exc.message, **exc.extra}, status=exc.status_code, headers=headers)
     if isinstance(exc, (OperationalError, InterfaceError)):
         log.warning("database unavailable: %s", exc)
-        body = {"error": "unavailable", "message": UNAVAILABLE_MESSAGE, "retry_after": UNAVAILABLE_RETRY_AFTER}
-        return Response(body, status=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
+        unavailable = {"error": "unavailable", "message": UNAVAILABLE_MESSAGE, "retry_after": UNAVAILABLE_RETRY_AFTER}
+        return Response(unavailable, status=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("not found")
     elif isinstance(exc, PermissionDenied):
@@ -126,7 +126,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, exceptions.ValidationError):
         body: dict[str, Any] = {"error": "invalid", "message": "; ".join(_flatten(exc.detail)), "fields": exc.detail}
     elif isinstance(exc, exceptions.Throttled):
-        wait = exc.wait
+        wait = exc.wait  # type: ignore[attr-defined]  # set by Throttled.__init__, missing from the stubs
         extra = getattr(exc, "extra", None) or {}
         said = getattr(exc, "said", None) or "too many requests"  # a refusal may say which limit
         text = said + (f": try again in {int(wait) + 1} s" if wait is not None else "")

@@ -22,7 +22,7 @@ from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler
 from django.db import close_old_connections
-from django.http import FileResponse, HttpResponseBase
+from django.http import FileResponse, HttpResponseBase, StreamingHttpResponse
 from django.urls import set_script_prefix
 
 from . import errors, headers
@@ -114,12 +114,13 @@ class SyncChainASGIHandler(ASGIHandler):
             handled_by(response, self.__class__)
             if isinstance(response, FileResponse):
                 response.block_size = self.chunk_size
-        if response.streaming and not response.is_async:
+        assert response is not None, "Django's create_request answers with a request or a response"
+        if isinstance(response, StreamingHttpResponse) and not response.is_async:
             # read here, on this pool thread, and sent from memory (as Django would have, but on its one thread)
-            chunks = list(response.streaming_content)
+            chunks = list(response.streaming_content)  # type: ignore[arg-type]  # not is_async: an iterator
             self._close(response)
             response.streaming_content = _replay(chunks)
-        elif response.streaming:
+        elif isinstance(response, StreamingHttpResponse):
             # closed once sent, maybe on another pool thread: this thread's connection goes back now
             close_old_connections()
         else:

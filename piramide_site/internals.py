@@ -90,4 +90,4 @@ def asgi_script_prefix(scope: dict[str, Any]) -> str:
 
 def handled_by(response: HttpResponseBase, handler_class: type) -> None:
     """Closing ``response`` sends ``request_finished`` with ``handler_class`` as its sender."""
-    response._handler_class = handler_class
+    response._handler_class = handler_class  # type: ignore[attr-defined]

@@ -528,7 +528,11 @@ class _FrameCounter:
     async def _gather(self) -> None:
         loop = asyncio.get_running_loop()
         wake = self.wake = loop.create_future()
-        timer = loop.call_later(self.FAST_GATHER, lambda: wake.done() or wake.set_result(None))
+        def wake_up() -> None:
+            if not wake.done():
+                wake.set_result(None)
+
+        timer = loop.call_later(self.FAST_GATHER, wake_up)
         try:
             await wake
         finally:

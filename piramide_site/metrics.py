@@ -125,7 +125,7 @@ def registry() -> CollectorRegistry:
     from prometheus_client import multiprocess
 
     scrape = CollectorRegistry()
-    multiprocess.MultiProcessCollector(scrape)  # type: ignore[no-untyped-call]
+    multiprocess.MultiProcessCollector(scrape)
     scrape.register(_state)
     return scrape
 

@@ -7,6 +7,7 @@ at 1,024 levels with an ordinary decoding error, which is a 400 like any other m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import IO, Any
 
 from rest_framework import parsers
@@ -16,7 +17,7 @@ from . import jsontext
 
 
 class JSONParser(parsers.JSONParser):
-    def parse(self, stream: IO[bytes], media_type: str | None = None, parser_context: dict[str, Any] | None = None) -> Any:
+    def parse(self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
             return jsontext.loads(stream.read())
         except ValueError as error:

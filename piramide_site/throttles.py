@@ -35,7 +35,7 @@ class SharedThrottle(BaseThrottle):
         self.retry_after: float | None = None
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        rates: dict[str, str | None] = api_settings.DEFAULT_THROTTLE_RATES
+        rates: dict[str, str | None] = api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[assignment]
         user = request.user
         signed_in = user is not None and user.is_authenticated
         address = client_address(request)

@@ -86,7 +86,7 @@ def prove_in_solver_process(preset: str, seed: int) -> dict[str, Any]:
     from games import solving
     from games.solver_jobs import winnable_job
 
-    return solving.run(winnable_job, preset, seed, player_id=None, time_limit=settings.RACE_SOLVE_TIME_LIMIT)  # type: ignore[no-any-return]
+    return solving.run(winnable_job, preset, seed, player_id=None, time_limit=settings.RACE_SOLVE_TIME_LIMIT)
 
 
 def race_pool_fill(*, preset: str, size: int | None = None, prove: Prover = prove_here) -> int:

@@ -97,7 +97,7 @@ def race_view(race: Race, entries: list[RaceEntry] | None = None, *, now: dt.dat
         "players": [{"player": player_ref(entry.player), "summary": race_summary(entry)} for entry in entries],
         "results": race_results(race, entries) if finished else [] if expired else None,
         "seed": str(race.seed) if finished or expired else None,
-        "rematch": race.rematch.code if race.rematch_id is not None else None,
+        "rematch": race.rematch.code if race.rematch is not None else None,
     }
 
 
