@@ -92,3 +92,18 @@ def test_the_profile_page_deletes_the_account_with_the_password_and_signs_out(da
     assert client.get("/profile/").status_code == 302
     for board in day["boards"]:
         assert names_on(board) == ["Staying"], board.key
+
+
+def test_an_account_deleted_mid_game_leaves_the_challenge_room_readable(day: dict[str, Any]) -> None:
+    """Its ranked game still in progress stays in the room's list, linked to nobody: the room's
+    snapshot names it "?" (it raised on the missing player, for everyone opening the room)."""
+    from accounts.services import user_delete
+    from games.live import challenge_room_snapshot
+
+    challenge, staying = day["challenge"], day["staying"]
+    going = make_player("going", display_name="Going")
+    Game.objects.create(challenge=challenge, player=going, ranked=True)
+    user_delete(user=going, password=PASSWORD)
+    snapshot = challenge_room_snapshot(challenge_id=challenge.pk)
+    assert [game["player"] for game in snapshot["games"]] == [{"id": None, "display_name": "?"}]
+    assert staying.display_name in [entry["player"]["display_name"] for entry in snapshot["top"]]
