@@ -39,6 +39,7 @@ test: $(STAMP)
 	$(pytest_args_check)
 	$(PY) -m mypy
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest $(PYTEST_N) $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
 

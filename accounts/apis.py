@@ -36,7 +36,9 @@ from .verification import email_verification_send, email_verify, user_email_set
 
 
 class UserOutputSerializer(serializers.ModelSerializer):
-    email_verified = serializers.BooleanField(read_only=True, help_text="Scores rank only once it is (docs/fairplay.md)")
+    email_verified = serializers.BooleanField(
+        read_only=True, help_text="Scores rank only once it is (docs/fairplay.md)"
+    )
 
     class Meta:
         model = User
@@ -193,7 +195,9 @@ class EmailVerificationSendApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    @extend_schema(request=None, responses={202: inline_serializer("VerificationSent", {"sent_to": serializers.EmailField()})})
+    @extend_schema(
+        request=None, responses={202: inline_serializer("VerificationSent", {"sent_to": serializers.EmailField()})}
+    )
     def post(self, request: Request) -> Response:
         """Mail me a new verification link: 400 ``invalid`` with no address or one already verified,
         429 ``throttled`` (with ``retry_after``) past the limits per account and per address."""
@@ -211,7 +215,10 @@ class EmailVerifyApi(APIView):
     class EmailVerifyInputSerializer(StrictSerializer):
         token = serializers.CharField(max_length=500)
 
-    @extend_schema(request=EmailVerifyInputSerializer, responses=inline_serializer("Verified", {"email_verified": serializers.BooleanField()}))
+    @extend_schema(
+        request=EmailVerifyInputSerializer,
+        responses=inline_serializer("Verified", {"email_verified": serializers.BooleanField()}),
+    )
     def post(self, request: Request) -> Response:
         """400 with ``reason`` ``expired``, ``invalid`` or ``address_changed`` (the account's
         address is no longer the one the link was sent to)."""
@@ -291,12 +298,16 @@ class FollowByNameApi(APIView):
     class FollowByNameInputSerializer(StrictSerializer):
         display_name = serializers.CharField(max_length=40)
 
-    @extend_schema(request=FollowByNameInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
+    @extend_schema(
+        request=FollowByNameInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer}
+    )
     def post(self, request: Request) -> Response:
         """Follow a player by display name (any case); 200 if I already did."""
         data = self.FollowByNameInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return _follow_answer(*follow_create(follower=account_of(request), display_name=data.validated_data["display_name"]))
+        return _follow_answer(
+            *follow_create(follower=account_of(request), display_name=data.validated_data["display_name"])
+        )
 
 
 class FollowByLinkApi(APIView):
@@ -309,7 +320,9 @@ class FollowByLinkApi(APIView):
             # The token is the last part of the path: a pasted link and a bare token both work.
             return value.strip().split("?")[0].rstrip("/").rsplit("/", 1)[-1]
 
-    @extend_schema(request=FollowByLinkInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer})
+    @extend_schema(
+        request=FollowByLinkInputSerializer, responses={201: FollowedOutputSerializer, 200: FollowedOutputSerializer}
+    )
     def post(self, request: Request) -> Response:
         """Follow the player whose share link this is; 200 if I already did."""
         data = self.FollowByLinkInputSerializer(data=request.data)

@@ -22,7 +22,9 @@ def refusal_of(request: Any) -> Refusal | None:
 
 
 class LockoutModelBackend(ModelBackend):
-    def authenticate(self, request: Any, username: str | None = None, password: str | None = None, **kwargs: Any) -> Any:
+    def authenticate(
+        self, request: Any, username: str | None = None, password: str | None = None, **kwargs: Any
+    ) -> Any:
         if username is None:
             username = kwargs.get("username")
         if username is None or password is None:

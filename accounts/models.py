@@ -19,22 +19,30 @@ class PlayerManager(UserManager["User"]):
     display name, the username when none is given, and that name's skeleton: both columns are
     unique, so an account made without them would block the next one."""
 
-    def create_user(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+    def create_user(
+        self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any
+    ) -> "User":
         return super().create_user(username, email, password, **_named(username, extra_fields))
 
     create_user.alters_data = True  # type: ignore[attr-defined]
 
-    async def acreate_user(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+    async def acreate_user(
+        self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any
+    ) -> "User":
         return await super().acreate_user(username, email, password, **_named(username, extra_fields))
 
     acreate_user.alters_data = True  # type: ignore[attr-defined]
 
-    def create_superuser(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+    def create_superuser(
+        self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any
+    ) -> "User":
         return super().create_superuser(username, email, password, **_named(username, extra_fields))
 
     create_superuser.alters_data = True  # type: ignore[attr-defined]
 
-    async def acreate_superuser(self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any) -> "User":
+    async def acreate_superuser(
+        self, username: str, email: str | None = None, password: str | None = None, **extra_fields: Any
+    ) -> "User":
         return await super().acreate_superuser(username, email, password, **_named(username, extra_fields))
 
     acreate_superuser.alters_data = True  # type: ignore[attr-defined]

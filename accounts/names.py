@@ -46,7 +46,9 @@ def display_name_normalize(raw: str) -> str:
     for char in raw + unicodedata.normalize("NFKC", raw):
         if _refused(char):
             raise ValidationError(
-                MESSAGES["invisible"], code="invisible", params={"code": f"U+{ord(char):04X}", "name": unicodedata.name(char, "")}
+                MESSAGES["invisible"],
+                code="invisible",
+                params={"code": f"U+{ord(char):04X}", "name": unicodedata.name(char, "")},
             )
     name = _normal_form(raw)
     if len(name) > MAX_LENGTH:

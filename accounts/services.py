@@ -26,7 +26,12 @@ def _named(user: User, *, username: str, password: str, display_name: str, email
     except ValidationError as error:
         raise BadRequest(" ".join(error.messages)) from None
     skeleton = display_name_skeleton(display_name)
-    user.username, user.display_name, user.display_name_skeleton, user.email = username, display_name, skeleton, email or ""
+    user.username, user.display_name, user.display_name_skeleton, user.email = (
+        username,
+        display_name,
+        skeleton,
+        email or "",
+    )
     try:
         password_validation.validate_password(password, user)
     except ValidationError as error:
@@ -76,7 +81,9 @@ def guest_create(*, address: str) -> User:
     for _attempt in range(5):
         tag = secrets.token_hex(4)
         name = f"Guest {tag}"
-        user = User(username=f"guest-{tag}", display_name=name, display_name_skeleton=display_name_skeleton(name), guest=True)
+        user = User(
+            username=f"guest-{tag}", display_name=name, display_name_skeleton=display_name_skeleton(name), guest=True
+        )
         user.set_unusable_password()
         try:
             with transaction.atomic():
@@ -142,7 +149,9 @@ def follow_create(*, follower: User, display_name: str = "", token: str = "") ->
             return existing, False
         cap = settings.FOLLOWS_PER_USER
         if Follow.objects.filter(follower_id=follower.pk).count() >= cap:
-            raise NotAllowed(f"you already follow {cap} players, the most one account can: stop following someone first", limit=cap)
+            raise NotAllowed(
+                f"you already follow {cap} players, the most one account can: stop following someone first", limit=cap
+            )
         return Follow.objects.create(follower_id=follower.pk, followed=followed), True
 
 

@@ -85,7 +85,12 @@ def signin_attempt(username: str, request: Any) -> Refusal | None:
         counter, gate = attempt.delay_keys()
         rate = _rate(settings.SIGNIN_FAILURES_PER_USER)
         wait = limits.delay(
-            counter, gate, window=rate.seconds, free=rate.count, first=FIRST_DELAY, longest=settings.SIGNIN_USER_DELAY_MAX
+            counter,
+            gate,
+            window=rate.seconds,
+            free=rate.count,
+            first=FIRST_DELAY,
+            longest=settings.SIGNIN_USER_DELAY_MAX,
         )
         if wait:
             for name, _, _ in counters:  # not checked, so not counted

@@ -84,7 +84,9 @@ def email_verify(*, token: str) -> User:
     try:
         data = signing.loads(token, salt=SALT, max_age=settings.EMAIL_VERIFICATION_MAX_AGE)
     except signing.SignatureExpired:
-        raise BadRequest("this verification link has expired: ask for a new one from your profile", reason="expired") from None
+        raise BadRequest(
+            "this verification link has expired: ask for a new one from your profile", reason="expired"
+        ) from None
     except signing.BadSignature:
         raise BadRequest("this verification link is not valid", reason="invalid") from None
     if not isinstance(data, dict) or not isinstance(data.get("u"), int) or not isinstance(data.get("e"), str):

@@ -136,8 +136,13 @@ def build_world(players: int, games_per_player: int, attacks: int) -> World:
 
     def challenge_on(date: dt.date, seed: int, line_length: int) -> DailyChallenge:
         return DailyChallenge.objects.create(
-            date=date, preset="classic", seed=seed, **commitment_fields("classic", seed),
-            status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=line_length,
+            date=date,
+            preset="classic",
+            seed=seed,
+            **commitment_fields("classic", seed),
+            status=DailyChallenge.Status.DONE,
+            verdict=DailyChallenge.Verdict.WINNABLE,
+            line_length=line_length,
         )
 
     seeds: list[int] = []
@@ -155,9 +160,23 @@ def build_world(players: int, games_per_player: int, attacks: int) -> World:
 
     challenge_lines(today)  # as a verification leaves it: no fair-play assessment searches for them
     users = User.objects.bulk_create(
-        [User(username=f"a{i}", display_name=f"Abuse {i}", display_name_skeleton=display_name_skeleton(f"Abuse {i}"), password="!")
-         for i in range(players)]
-        + [User(username="mallory", display_name="Mallory", display_name_skeleton=display_name_skeleton("Mallory"), password="!")]
+        [
+            User(
+                username=f"a{i}",
+                display_name=f"Abuse {i}",
+                display_name_skeleton=display_name_skeleton(f"Abuse {i}"),
+                password="!",
+            )
+            for i in range(players)
+        ]
+        + [
+            User(
+                username="mallory",
+                display_name="Mallory",
+                display_name_skeleton=display_name_skeleton("Mallory"),
+                password="!",
+            )
+        ]
     )
     if users[0].pk is None:
         users = list(User.objects.order_by("pk"))
@@ -169,14 +188,32 @@ def build_world(players: int, games_per_player: int, attacks: int) -> World:
         log = random_game(past.deal, rng, until_lost=True)
         if log and len(log) >= 20:
             lost_logs.append(log)
-    stopped_logs = [log for log in (random_game(past.deal, rng, until_lost=False) for _ in range(attacks * 2)) if log][:attacks]
-    lost = [Game(challenge=past, player=attacker, ranked=False, outcome=Game.Outcome.LOST, move_count=len(log), version=len(log), score=0)
-            for log in lost_logs]
-    stopped = [Game(challenge=past, player=attacker, ranked=False, move_count=len(log), version=len(log)) for log in stopped_logs]
+    stopped_logs = [log for log in (random_game(past.deal, rng, until_lost=False) for _ in range(attacks * 2)) if log][
+        :attacks
+    ]
+    lost = [
+        Game(
+            challenge=past,
+            player=attacker,
+            ranked=False,
+            outcome=Game.Outcome.LOST,
+            move_count=len(log),
+            version=len(log),
+            score=0,
+        )
+        for log in lost_logs
+    ]
+    stopped = [
+        Game(challenge=past, player=attacker, ranked=False, move_count=len(log), version=len(log))
+        for log in stopped_logs
+    ]
     Game.objects.bulk_create(fresh + lost + stopped)
     Move.objects.bulk_create(
-        [Move(game_id=game.pk, number=n, notation=text) for game, log in zip(lost + stopped, lost_logs + stopped_logs)
-         for n, text in enumerate(log, start=1)]
+        [
+            Move(game_id=game.pk, number=n, notation=text)
+            for game, log in zip(lost + stopped, lost_logs + stopped_logs)
+            for n, text in enumerate(log, start=1)
+        ]
     )
     from django.utils import timezone
 
@@ -221,8 +258,16 @@ class Clock:
         (self.tally.errors if self.tally is not None else self.errors).append(text[:200])
 
 
-async def player(port: int, cookie: str, games: list[int], line: list[str], think: float, clock: Clock,
-                 rng: random.Random, done: asyncio.Event) -> None:
+async def player(
+    port: int,
+    cookie: str,
+    games: list[int],
+    line: list[str],
+    think: float,
+    clock: Clock,
+    rng: random.Random,
+    done: asyncio.Event,
+) -> None:
     cookies = {"sessionid": cookie}
     for game_id in games:
         ws = await open_socket(port, f"/ws/games/{game_id}/", cookies)
@@ -267,7 +312,9 @@ async def bystander(port: int, clock: Clock, done: asyncio.Event) -> None:
         await asyncio.sleep(BYSTANDER_PAUSE)
 
 
-async def attack(port: int, cookie: str, lost: list[int], stopped: list[int], seconds: float, wave_interval: float) -> Tally:
+async def attack(
+    port: int, cookie: str, lost: list[int], stopped: list[int], seconds: float, wave_interval: float
+) -> Tally:
     """Waves of the attacker's requests for ``seconds``; the last wave's answers are waited for."""
     tally = Tally()
     cookies = {"sessionid": cookie}
@@ -301,8 +348,16 @@ async def attack(port: int, cookie: str, lost: list[int], stopped: list[int], se
     return tally
 
 
-def attacker_process(port: int, cookie: str, lost: list[int], stopped: list[int], seconds: float, wave_interval: float,
-                     nice: int, answers: Any) -> None:
+def attacker_process(
+    port: int,
+    cookie: str,
+    lost: list[int],
+    stopped: list[int],
+    seconds: float,
+    wave_interval: float,
+    nice: int,
+    answers: Any,
+) -> None:
     """The attacker in a process of its own, at a low priority: in real life it is another machine,
     and its own work (120 connections a second in Python) must not be counted against the server."""
     import resource
@@ -323,7 +378,9 @@ async def attacker(port: int, world: World, seconds: float, wave_interval: float
     answers = context.Queue()
     lost = world.lost[offset:] + world.lost[:offset]
     stopped = world.stopped[offset:] + world.stopped[:offset]
-    process = context.Process(target=attacker_process, args=(port, world.attacker, lost, stopped, seconds, wave_interval, nice, answers))
+    process = context.Process(
+        target=attacker_process, args=(port, world.attacker, lost, stopped, seconds, wave_interval, nice, answers)
+    )
     process.start()
     loop = asyncio.get_running_loop()
     counts, times, errors = await loop.run_in_executor(None, answers.get)
@@ -339,7 +396,11 @@ async def run(ports: list[int], world: World, args: argparse.Namespace, shape: A
     done = asyncio.Event()
     rng = random.Random(5)
     clients = [
-        asyncio.ensure_future(player(ports[i % len(ports)], cookie, games, world.line, args.think, clock, random.Random(rng.random()), done))
+        asyncio.ensure_future(
+            player(
+                ports[i % len(ports)], cookie, games, world.line, args.think, clock, random.Random(rng.random()), done
+            )
+        )
         for i, (cookie, games) in enumerate(world.players)
     ] + [asyncio.ensure_future(bystander(ports[i % len(ports)], clock, done)) for i in range(BYSTANDERS)]
     await asyncio.sleep(args.warmup)  # every socket open and playing before the first round
@@ -353,7 +414,9 @@ async def run(ports: list[int], world: World, args: argparse.Namespace, shape: A
             cpu, loop = shape_cpu(shape), loop_cpu(shape)
             if label == "with attacker":
                 offset = number * len(world.lost) // max(1, args.repeat)
-                attacked = await attacker(ports[0], world, args.duration, args.wave_interval, offset, args.attacker_nice)
+                attacked = await attacker(
+                    ports[0], world, args.duration, args.wave_interval, offset, args.attacker_nice
+                )
                 tally.attacks, tally.attack_seconds = attacked.attacks, attacked.attack_seconds
                 tally.errors += attacked.errors
             else:
@@ -400,7 +463,6 @@ def descendants(roots: list[int]) -> list[int]:
     return sorted(found)
 
 
-
 def figures(tally: Tally) -> dict[str, float]:
     return {
         "move_p50_ms": 1000 * percentile(tally.moves, 0.5),
@@ -415,22 +477,34 @@ def report(rounds: list[tuple[str, Tally, float]]) -> dict[str, Any]:
     out: dict[str, Any] = {"pairs": []}
     for number, ((_, quiet, quiet_cpu), (_, loud, loud_cpu)) in enumerate(pairs, start=1):
         a, b = figures(quiet), figures(loud)
-        print(f"\nround pair {number}: {len(quiet.moves)} / {len(loud.moves)} moves, "
-              f"{len(quiet.today)} / {len(loud.today)} GET today (without / with the attacker)")
+        print(
+            f"\nround pair {number}: {len(quiet.moves)} / {len(loud.moves)} moves, "
+            f"{len(quiet.today)} / {len(loud.today)} GET today (without / with the attacker)"
+        )
         print(f"{'':24}{'without attacker':>18}{'with attacker':>16}{'ratio':>8}")
-        for key, label in (("move_p50_ms", "move round trip p50"), ("move_p99_ms", "move round trip p99"),
-                           ("today_p50_ms", "GET today p50"), ("today_p99_ms", "GET today p99")):
+        for key, label in (
+            ("move_p50_ms", "move round trip p50"),
+            ("move_p99_ms", "move round trip p99"),
+            ("today_p50_ms", "GET today p50"),
+            ("today_p99_ms", "GET today p99"),
+        ):
             ratio = b[key] / a[key] if a[key] else float("nan")
             mark = "  (target <= 1.5)" if key.endswith("p99_ms") else ""
             print(f"{label:24}{a[key]:>15.1f} ms{b[key]:>13.1f} ms{ratio:>8.2f}{mark}")
-        print(f"servers' + worker's CPU: {quiet_cpu:.1f} s without, {loud_cpu:.1f} s with the attacker "
-              f"(of which the servers' event loops {quiet.loop_cpu:.1f} s and {loud.loop_cpu:.1f} s)")
+        print(
+            f"servers' + worker's CPU: {quiet_cpu:.1f} s without, {loud_cpu:.1f} s with the attacker "
+            f"(of which the servers' event loops {quiet.loop_cpu:.1f} s and {loud.loop_cpu:.1f} s)"
+        )
         kinds = sorted({kind for kind, _ in loud.attacks})
         for kind in kinds:
-            statuses = ", ".join(f"{status}: {count}" for (k, status), count in sorted(loud.attacks.items()) if k == kind)
+            statuses = ", ".join(
+                f"{status}: {count}" for (k, status), count in sorted(loud.attacks.items()) if k == kind
+            )
             seconds = loud.attack_seconds[kind]
-            print(f"attacker {kind:7} {sum(c for (k, _), c in loud.attacks.items() if k == kind):5} requests ({statuses}); "
-                  f"answered in p50 {1000 * percentile(seconds, 0.5):.0f} ms, p99 {1000 * percentile(seconds, 0.99):.0f} ms")
+            print(
+                f"attacker {kind:7} {sum(c for (k, _), c in loud.attacks.items() if k == kind):5} requests ({statuses}); "
+                f"answered in p50 {1000 * percentile(seconds, 0.5):.0f} ms, p99 {1000 * percentile(seconds, 0.99):.0f} ms"
+            )
         notes = [error for error in loud.errors if error.startswith("(")]
         errors = [error for error in quiet.errors + loud.errors if not error.startswith("(")]
         for note in notes:
@@ -438,19 +512,33 @@ def report(rounds: list[tuple[str, Tally, float]]) -> dict[str, Any]:
         print(f"errors: {len(errors)}")
         for error in sorted(set(errors))[:6]:
             print(f"    {error}")
-        out["pairs"].append({"without": a, "with": b, "attacks": {f"{k} {s}": c for (k, s), c in loud.attacks.items()},
-                             "cpu_without_s": quiet_cpu, "cpu_with_s": loud_cpu, "errors": len(errors)})
+        out["pairs"].append(
+            {
+                "without": a,
+                "with": b,
+                "attacks": {f"{k} {s}": c for (k, s), c in loud.attacks.items()},
+                "cpu_without_s": quiet_cpu,
+                "cpu_with_s": loud_cpu,
+                "errors": len(errors),
+            }
+        )
     if len(pairs) > 1:
         # the machine's other work varies from one round to the next: the median of the pairs
         print(f"\nmedian of {len(pairs)} pairs:")
         print(f"{'':24}{'without attacker':>18}{'with attacker':>16}{'ratio':>8}")
-        for key, label in (("move_p50_ms", "move round trip p50"), ("move_p99_ms", "move round trip p99"),
-                           ("today_p50_ms", "GET today p50"), ("today_p99_ms", "GET today p99")):
+        for key, label in (
+            ("move_p50_ms", "move round trip p50"),
+            ("move_p99_ms", "move round trip p99"),
+            ("today_p50_ms", "GET today p50"),
+            ("today_p99_ms", "GET today p99"),
+        ):
             quiet_values = [pair["without"][key] for pair in out["pairs"]]
             loud_values = [pair["with"][key] for pair in out["pairs"]]
             ratios = [b / a for a, b in zip(quiet_values, loud_values) if a]
-            print(f"{label:24}{statistics.median(quiet_values):>15.1f} ms{statistics.median(loud_values):>13.1f} ms"
-                  f"{statistics.median(ratios):>8.2f}  (pairs: {', '.join(f'{r:.2f}' for r in ratios)})")
+            print(
+                f"{label:24}{statistics.median(quiet_values):>15.1f} ms{statistics.median(loud_values):>13.1f} ms"
+                f"{statistics.median(ratios):>8.2f}  (pairs: {', '.join(f'{r:.2f}' for r in ratios)})"
+            )
     return out
 
 
@@ -484,11 +572,16 @@ def start_proxy(upstreams: list[int], log_dir: Path) -> tuple[Any, int]:
     (port,) = free_ports(1)
     config = log_dir / "Caddyfile"
     config.write_text(CADDYFILE % {"port": port, "upstreams": " ".join(f"127.0.0.1:{p}" for p in upstreams)})
-    env = {**os.environ, "HOME": str(log_dir), "XDG_DATA_HOME": str(log_dir / "caddy-data"),
-           "XDG_CONFIG_HOME": str(log_dir / "caddy-config")}
+    env = {
+        **os.environ,
+        "HOME": str(log_dir),
+        "XDG_DATA_HOME": str(log_dir / "caddy-data"),
+        "XDG_CONFIG_HOME": str(log_dir / "caddy-config"),
+    }
     log = (log_dir / "caddy.log").open("wb")
-    process = subprocess.Popen([caddy, "run", "--config", str(config), "--adapter", "caddyfile"], env=env,
-                               stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [caddy, "run", "--config", str(config), "--adapter", "caddyfile"], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -507,18 +600,30 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds between a player's moves")
     parser.add_argument("--duration", type=float, default=30.0, help="seconds of each round")
     parser.add_argument("--repeat", type=int, default=1, help="pairs of rounds (without, with the attacker)")
-    parser.add_argument("--wave-interval", type=float, default=1.0,
-                        help="seconds from one wave of the attacker's to the next, at least (the next waits for the last answer)")
-    parser.add_argument("--attacker-nice", type=int, default=19,
-                        help="the attacker process's niceness (it stands for another machine)")
+    parser.add_argument(
+        "--wave-interval",
+        type=float,
+        default=1.0,
+        help="seconds from one wave of the attacker's to the next, at least (the next waits for the last answer)",
+    )
+    parser.add_argument(
+        "--attacker-nice", type=int, default=19, help="the attacker process's niceness (it stands for another machine)"
+    )
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of play before the first round")
     parser.add_argument("--servers", type=int, default=1, help="ASGI server processes")
-    parser.add_argument("--attacker-games", type=int, default=400, help="lost games to review, and stopped ones to hint on")
-    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
+    parser.add_argument(
+        "--attacker-games", type=int, default=400, help="lost games to review, and stopped ones to hint on"
+    )
+    parser.add_argument(
+        "--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
+    )
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
     parser.add_argument("--server-root", help="run the servers and the worker from this checkout instead")
-    parser.add_argument("--proxy", action="store_true",
-                        help="every client goes through Caddy, as in docker-compose.yml (plain HTTP on loopback)")
+    parser.add_argument(
+        "--proxy",
+        action="store_true",
+        help="every client goes through Caddy, as in docker-compose.yml (plain HTTP on loopback)",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
@@ -534,7 +639,12 @@ def main() -> None:
         for key in client.scan_iter(match=pattern, count=1000):
             client.delete(key)
     # the servers' secret too: the sessions made here must be valid there
-    os.environ.update({key: env[key] for key in ("DATABASE_URL", "REDIS_URL", "LEADERBOARD_KEY_PREFIX", "LIMITS_KEY_PREFIX", "DJANGO_SECRET_KEY")})
+    os.environ.update(
+        {
+            key: env[key]
+            for key in ("DATABASE_URL", "REDIS_URL", "LEADERBOARD_KEY_PREFIX", "LIMITS_KEY_PREFIX", "DJANGO_SECRET_KEY")
+        }
+    )
     os.environ["DJANGO_SETTINGS_MODULE"] = "piramide_site.settings.local"
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
     import django
@@ -543,9 +653,12 @@ def main() -> None:
     rounds_time = args.warmup + args.repeat * 2 * (args.duration + 2)
     games = 2 + int(rounds_time / (args.think * 25))
     world = build_world(args.players, games, attacks=args.attacker_games)
-    print(f"{args.players} players, think {args.think} s; rounds of {args.duration:.0f} s; the attacker has "
-          f"{len(world.lost)} lost games to review and {len(world.stopped)} to ask hints on; {args.servers} uvicorn "
-          f"process(es) + a Celery worker, Postgres + Redis, production settings", flush=True)
+    print(
+        f"{args.players} players, think {args.think} s; rounds of {args.duration:.0f} s; the attacker has "
+        f"{len(world.lost)} lost games to review and {len(world.stopped)} to ask hints on; {args.servers} uvicorn "
+        f"process(es) + a Celery worker, Postgres + Redis, production settings",
+        flush=True,
+    )
     if args.server_root:
         from bench import load
 

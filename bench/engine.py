@@ -40,7 +40,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--preset", action="append", choices=list(PRESETS))
     args = parser.parse_args()
-    print(f"{'preset':<12} {'moves/s med':>12} {'moves/s min':>12} {'games/s med':>12} {'games/s min':>12} {'moves/game':>11}")
+    print(
+        f"{'preset':<12} {'moves/s med':>12} {'moves/s min':>12} {'games/s med':>12} {'games/s min':>12} {'moves/game':>11}"
+    )
     for preset in args.preset or list(PRESETS):
         move_rates, game_rates, lengths = [], [], []
         for round_number in range(args.rounds):

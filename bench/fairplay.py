@@ -295,8 +295,17 @@ def record(
         times.append(now)
     finished = now + dt.timedelta(seconds=world.rng.uniform(1, 20)) if not times else times[-1]
     game_id = world.new_id()
-    return PlayRecord(game_id, game_id if player_id is None else player_id, start, finished, moves, tuple(times),
-                      address, device, newcomer=newcomer)
+    return PlayRecord(
+        game_id,
+        game_id if player_id is None else player_id,
+        start,
+        finished,
+        moves,
+        tuple(times),
+        address,
+        device,
+        newcomer=newcomer,
+    )
 
 
 def start_time(day: dt.datetime, rng: random.Random) -> dt.datetime:
@@ -311,7 +320,9 @@ class DayPlays:
     groups: dict[int, str]
 
 
-def simulate_day(world: World, preset: str, deal: DayDeal, day: dt.datetime, honest: int, cheaters: dict[str, int]) -> DayPlays:
+def simulate_day(
+    world: World, preset: str, deal: DayDeal, day: dt.datetime, honest: int, cheaters: dict[str, int]
+) -> DayPlays:
     rng = world.rng
     start_game = Game.start(deal_from_seed(get_rules(preset), deal.seed))
     plays = DayPlays([], {}, {})
@@ -319,8 +330,15 @@ def simulate_day(world: World, preset: str, deal: DayDeal, day: dt.datetime, hon
     def honest_game(start: dt.datetime, address: str, group: str) -> PlayRecord:
         temper = Temper.draw(rng)
         moves = play_honest(start_game, temper, rng)
-        rec = record(world, start, moves, human_thinks(len(moves), temper.think_median, temper.think_sigma, rng),
-                     address, world.device(), newcomer=world.newcomers.random() < world.newcomer_share)
+        rec = record(
+            world,
+            start,
+            moves,
+            human_thinks(len(moves), temper.think_median, temper.think_sigma, rng),
+            address,
+            world.device(),
+            newcomer=world.newcomers.random() < world.newcomer_share,
+        )
         plays.records.append(rec)
         plays.kinds[rec.game_id], plays.groups[rec.game_id] = HONEST, group
         return rec
@@ -392,14 +410,28 @@ def regulars_draw(world: World, honest: int, copiers: int) -> tuple[list[Regular
     for number in range(1, round(left * 0.1 / 2.5) + 1):
         size, address, together, hours = rng.choice((2, 3)), world.address(), rng.random() < 0.6, window()
         for _ in range(size):
-            found.append(Regular(world.new_id(), address, world.device(), "household", chance(), hours,
-                                 Temper.draw(rng), number, together))
+            found.append(
+                Regular(
+                    world.new_id(),
+                    address,
+                    world.device(),
+                    "household",
+                    chance(),
+                    hours,
+                    Temper.draw(rng),
+                    number,
+                    together,
+                )
+            )
         left -= size
     for _ in range(max(0, left)):
-        found.append(Regular(world.new_id(), world.address(), world.device(), "single", chance(), window(),
-                             Temper.draw(rng)))
-    copying = [Regular(world.new_id(), world.address(), world.device(), "copier", chance(), (6, 24),
-                       pace=human_pace(rng)) for _ in range(copiers)]
+        found.append(
+            Regular(world.new_id(), world.address(), world.device(), "single", chance(), window(), Temper.draw(rng))
+        )
+    copying = [
+        Regular(world.new_id(), world.address(), world.device(), "copier", chance(), (6, 24), pace=human_pace(rng))
+        for _ in range(copiers)
+    ]
     return found, copying
 
 
@@ -427,8 +459,15 @@ def simulate_regular_day(
             start = sitting[regular.household] + dt.timedelta(minutes=rng.uniform(0, 15))
         temper = regular.temper
         moves = play_honest(start_game, temper, rng)
-        rec = record(world, start, moves, human_thinks(len(moves), temper.think_median, temper.think_sigma, rng),
-                     regular.address, regular.device, regular.player_id)
+        rec = record(
+            world,
+            start,
+            moves,
+            human_thinks(len(moves), temper.think_median, temper.think_sigma, rng),
+            regular.address,
+            regular.device,
+            regular.player_id,
+        )
         if regular.together:
             sitting[regular.household] = rec.finished_at
         plays.records.append(rec)
@@ -460,27 +499,50 @@ def cheat(
         thinks = [pace * rng.uniform(0.9, 1.1) for _ in line]
         rec = record(world, start_time(day, rng), line, thinks, world.address(), world.device())
     elif kind == "copy-line":
-        finished = [r for r in plays.records if plays.kinds[r.game_id] == HONEST and r.finished_at < day + dt.timedelta(hours=21)]
+        finished = [
+            r
+            for r in plays.records
+            if plays.kinds[r.game_id] == HONEST and r.finished_at < day + dt.timedelta(hours=21)
+        ]
         # a winner's line, or on a day nobody has won by then the best-scoring line
         scores = {r.game_id: _final(start_game, r.moves) for r in finished}
         best = max((scores[r.game_id] for r in finished), default=(False, 0))
         source = rng.choice([r for r in finished if scores[r.game_id] == best])
         start = source.finished_at + dt.timedelta(minutes=math.exp(rng.uniform(0, math.log(180))))
         if copier is None:
-            rec = record(world, start, source.moves, human_thinks(len(source.moves), *human_pace(rng), rng),
-                         world.address(), world.device())
+            rec = record(
+                world,
+                start,
+                source.moves,
+                human_thinks(len(source.moves), *human_pace(rng), rng),
+                world.address(),
+                world.device(),
+            )
         else:
-            rec = record(world, start, source.moves, human_thinks(len(source.moves), *copier.pace, rng),
-                         copier.address, copier.device, copier.player_id)
+            rec = record(
+                world,
+                start,
+                source.moves,
+                human_thinks(len(source.moves), *copier.pace, rng),
+                copier.address,
+                copier.device,
+                copier.player_id,
+            )
         # a line that honest players often play themselves cannot be told from their coincidence
         honest = [r for r in plays.records if plays.kinds[r.game_id] == HONEST]
         found = sum(1 for r in honest if r is not source and repeats(r.moves, source.moves)) / len(honest)
         plays.groups[rec.game_id] = "rare" if found < COMMON_LINE else "common"
     else:
         address, device = world.address(), world.device()
-        throwaway = record(world, start_time(day, rng), learn_the_deal(start_game),
-                           human_thinks(len(learn_the_deal(start_game)), rng.uniform(0.5, 1.5), 0.5, rng), address, device,
-                           newcomer=True)
+        throwaway = record(
+            world,
+            start_time(day, rng),
+            learn_the_deal(start_game),
+            human_thinks(len(learn_the_deal(start_game)), rng.uniform(0.5, 1.5), 0.5, rng),
+            address,
+            device,
+            newcomer=True,
+        )
         plays.records.append(throwaway)
         plays.kinds[throwaway.game_id] = THROWAWAY
         if kind == "throwaway-same-address":
@@ -542,10 +604,18 @@ def score_day(
         moment = play.finished_at
         others = [as_seen_at(o, moment) for o in ended.values() if o.game_id != play.game_id and o.started_at <= moment]
         until = signals.population_cutoff(play, others, cards)
-        population = None if until is None else signals.population_of(play.moves, (
-            (o.moves, o.score) for o in others
-            if o.finished_at is not None and o.finished_at <= until and o.player_id != play.player_id
-        ))
+        population = (
+            None
+            if until is None
+            else signals.population_of(
+                play.moves,
+                (
+                    (o.moves, o.score)
+                    for o in others
+                    if o.finished_at is not None and o.finished_at <= until and o.player_id != play.player_id
+                ),
+            )
+        )
         scored.append((play, assess(play, others, solver_lines=lines, deal=cards, population=population)))
         hits[play.game_id] = signals.top_line_hit(play, others)
         if facts is not None:
@@ -560,8 +630,10 @@ def score_day(
                 "finished": len(finished),
                 "reps": len({o.player_id for o in reps}),
                 "rep_before_start": any(o.finished_at is not None and o.finished_at <= play.started_at for o in reps),
-                "rep_gap_min": min(((play.started_at - o.finished_at).total_seconds() / 60 for o in reps
-                                    if o.finished_at is not None), default=None),
+                "rep_gap_min": min(
+                    ((play.started_at - o.finished_at).total_seconds() / 60 for o in reps if o.finished_at is not None),
+                    default=None,
+                ),
                 "top": best is not None and (play.score or 0) >= best,
                 "rep_top": any((o.score or 0) == best for o in reps),
                 "pays": play.won or (bool(scores) and (play.score or 0) >= scores[int(0.9 * (len(scores) - 1))]),
@@ -607,8 +679,15 @@ def habits(
         history = mine.setdefault(play.player_id, [])
         history.append(play)
         window = [g for g in history if day_of[g.game_id] > number - signals.HABIT_DAYS]
-        habit = [signals.HabitDay(g.game_id, (EPOCH + dt.timedelta(days=day_of[g.game_id])).date(), hits[g.game_id],
-                                  share(day_of[g.game_id], moment)) for g in window]
+        habit = [
+            signals.HabitDay(
+                g.game_id,
+                (EPOCH + dt.timedelta(days=day_of[g.game_id])).date(),
+                hits[g.game_id],
+                share(day_of[g.game_id], moment),
+            )
+            for g in window
+        ]
         value = signals.line_habit(play.game_id, habit)
         if value > 0:
             for day in habit:
@@ -628,17 +707,24 @@ def percentile(values: list[float], share: float) -> float:
 
 def report(rows: dict[str, list[signals.Assessment]]) -> list[str]:
     names = list(signals.WEIGHTS)
-    out = [f"{'kind':<26} {'games':>6} {'flagged':>8} {'median':>7} {'p1':>6} {'p99':>6}   signals fired (share of games)"]
+    out = [
+        f"{'kind':<26} {'games':>6} {'flagged':>8} {'median':>7} {'p1':>6} {'p99':>6}   signals fired (share of games)"
+    ]
     for kind, found in rows.items():
         if not found:
             out.append(f"{kind:<26} {0:>6}")
             continue
         suspicion = [a.suspicion for a in found]
         flagged = sum(a.flagged for a in found) / len(found)
-        fired = [f"{name} {sum(a.signals[name] > 0 for a in found) / len(found):.0%}" for name in names
-                 if any(a.signals[name] > 0 for a in found)]
-        out.append(f"{kind:<26} {len(found):>6} {flagged:>8.2%} {statistics.median(suspicion):>7.3f} "
-                   f"{percentile(suspicion, 0.01):>6.3f} {percentile(suspicion, 0.99):>6.3f}   {', '.join(fired) or '-'}")
+        fired = [
+            f"{name} {sum(a.signals[name] > 0 for a in found) / len(found):.0%}"
+            for name in names
+            if any(a.signals[name] > 0 for a in found)
+        ]
+        out.append(
+            f"{kind:<26} {len(found):>6} {flagged:>8.2%} {statistics.median(suspicion):>7.3f} "
+            f"{percentile(suspicion, 0.01):>6.3f} {percentile(suspicion, 0.99):>6.3f}   {', '.join(fired) or '-'}"
+        )
     return out
 
 
@@ -648,8 +734,10 @@ def run(args: argparse.Namespace) -> list[str]:
     deals = winnable_deals(args.preset, args.days, rng)
     solved = time.perf_counter()
     world = World(rng, random.Random(f"newcomers-{args.seed}"), args.newcomers)
-    per_day = {kind: [args.cheaters // args.days + (day < args.cheaters % args.days) for day in range(args.days)]
-               for kind in CHEATER_KINDS}
+    per_day = {
+        kind: [args.cheaters // args.days + (day < args.cheaters % args.days) for day in range(args.days)]
+        for kind in CHEATER_KINDS
+    }
     days = []
     regulars: list[Regular] = []
     copiers: list[Regular] = []
@@ -685,10 +773,20 @@ def run(args: argparse.Namespace) -> list[str]:
             kind = plays.kinds[play.game_id]
             if args.dump:
                 temper = tempers.get(play.player_id)
-                dump.append({"day": number, "player": play.player_id, "kind": kind,
-                             "group": plays.groups.get(play.game_id), "noise": temper and temper.noise,
-                             "overlook": temper and temper.overlook, "flagged": found.flagged, "hit": hits[play.game_id],
-                             "habit": found.signals["line_habit"], **facts[play.game_id]})
+                dump.append(
+                    {
+                        "day": number,
+                        "player": play.player_id,
+                        "kind": kind,
+                        "group": plays.groups.get(play.game_id),
+                        "noise": temper and temper.noise,
+                        "overlook": temper and temper.overlook,
+                        "flagged": found.flagged,
+                        "hit": hits[play.game_id],
+                        "habit": found.signals["line_habit"],
+                        **facts[play.game_id],
+                    }
+                )
             rows[kind].append(found)
             if kind == "copy-line":
                 rows[f"  of {plays.groups[play.game_id]} lines"].append(found)
@@ -703,6 +801,7 @@ def run(args: argparse.Namespace) -> list[str]:
     scored = time.perf_counter()
     if args.dump:
         import json
+
         Path(args.dump).write_text("\n".join(json.dumps(row) for row in dump))
     out = [
         f"fairplay bench: preset {args.preset}, {args.days} days, {args.honest} honest players a day, "
@@ -728,16 +827,22 @@ def run(args: argparse.Namespace) -> list[str]:
     unmeasured = [kind for kind, found in measured.items() if not found]
     if strong:
         noises = sorted(f"{n:.2f}" for n in strong if n is not None)
-        out.append(f"line_habit above 0 on honest games: {len(strong)}, their players' noise {', '.join(noises)} "
-                   f"(drawn from 0.2 to 1.6; low is strong)")
+        out.append(
+            f"line_habit above 0 on honest games: {len(strong)}, their players' noise {', '.join(noises)} "
+            f"(drawn from 0.2 to 1.6; low is strong)"
+        )
     else:
         out.append("line_habit above 0 on honest games: none")
-    out.append(f"target every cheater kind >= 95% flagged (copies: {'all' if args.regulars else 'of rare lines'}): "
-               f"{'yes' if all(r >= 0.95 for r in cheater_rates.values()) else 'NO'} (lowest {lowest:.1%}: {weakest})"
-               + (f"; nothing to measure for {', '.join(unmeasured)}" if unmeasured else ""))
+    out.append(
+        f"target every cheater kind >= 95% flagged (copies: {'all' if args.regulars else 'of rare lines'}): "
+        f"{'yes' if all(r >= 0.95 for r in cheater_rates.values()) else 'NO'} (lowest {lowest:.1%}: {weakest})"
+        + (f"; nothing to measure for {', '.join(unmeasured)}" if unmeasured else "")
+    )
     out.append(f"target honest players <= 1% flagged: {'yes' if honest_rate <= 0.01 else 'NO'} ({honest_rate:.2%})")
-    out.append(f"time: {scored - began:.1f} s (solver {solved - began:.1f} s, play {played - solved:.1f} s, "
-               f"scoring {scored - played:.1f} s)")
+    out.append(
+        f"time: {scored - began:.1f} s (solver {solved - began:.1f} s, play {played - solved:.1f} s, "
+        f"scoring {scored - played:.1f} s)"
+    )
     return out
 
 
@@ -748,10 +853,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--days", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--preset", default="classic", choices=list(PRESETS))
-    parser.add_argument("--regulars", action="store_true",
-                        help="the same honest accounts and copiers come back every day (a habit can show)")
-    parser.add_argument("--newcomers", type=float, default=NEWCOMERS,
-                        help="the share of honest players (without --regulars) whose account is that day's")
+    parser.add_argument(
+        "--regulars",
+        action="store_true",
+        help="the same honest accounts and copiers come back every day (a habit can show)",
+    )
+    parser.add_argument(
+        "--newcomers",
+        type=float,
+        default=NEWCOMERS,
+        help="the share of honest players (without --regulars) whose account is that day's",
+    )
     parser.add_argument("--dump", help="write each game's facts to this file, a JSON object a line")
     args = parser.parse_args(argv)
     print("\n".join(run(args)), flush=True)

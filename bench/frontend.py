@@ -89,8 +89,10 @@ def main() -> None:
             p.wait_for_selector("body[data-ready='1']")
             times.append(p.evaluate("performance.now()"))
             fresh.close()
-        print(f"time to first interaction: median {statistics.median(times):.0f} ms, "
-              f"min {min(times):.0f} ms, max {max(times):.0f} ms over {len(times)} loads (local server)")
+        print(
+            f"time to first interaction: median {statistics.median(times):.0f} ms, "
+            f"min {min(times):.0f} ms, max {max(times):.0f} ms over {len(times)} loads (local server)"
+        )
         layout_shift(browser, site.url, context.cookies(), play_url)
 
         guest_first_move(browser, site.url, args.guests)
@@ -125,8 +127,10 @@ def layout_shift(browser: Any, url: str, cookies: list[Any], play_url: str) -> N
     """Cumulative layout shift of a first visit (nothing cached) to the home page, as a visitor and
     as a player, and to the play page, at desktop and phone size."""
     print("cumulative layout shift, first visit (target 0.05):")
-    for size, options in (("desktop", {"viewport": {"width": 1280, "height": 800}}),
-                          ("phone", {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True})):
+    for size, options in (
+        ("desktop", {"viewport": {"width": 1280, "height": 800}}),
+        ("phone", {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}),
+    ):
         for who, path in (("visitor", "/"), ("player", "/"), ("player", play_url.replace(url, ""))):
             context = browser.new_context(base_url=url, locale="it-IT", **options)
             if who == "player":
@@ -159,8 +163,10 @@ def guest_first_move(browser: Any, url: str, visitors: int) -> None:
         page.wait_for_selector(".play[data-confirmed='1']:not(.pending)")
         times.append((time.perf_counter() - start) * 1000)
         context.close()
-    print(f"guest, home page to first accepted move (phone, touch): median {statistics.median(times):.0f} ms, "
-          f"worst {max(times):.0f} ms over {len(times)} new visitors (target 1500 ms)")
+    print(
+        f"guest, home page to first accepted move (phone, touch): median {statistics.median(times):.0f} ms, "
+        f"worst {max(times):.0f} ms over {len(times)} new visitors (target 1500 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -55,9 +55,19 @@ def handlers() -> dict[str, Any]:
 
 
 async def request(app: Any, path: str) -> int:
-    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "scheme": "http", "headers": [(b"host", b"127.0.0.1")],
-             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "scheme": "http",
+        "headers": [(b"host", b"127.0.0.1")],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 80),
+    }
     body_sent = False
     status: list[int] = []
 
@@ -99,8 +109,10 @@ async def main_async(args: argparse.Namespace) -> None:
         for name, rows in runs.items():
             cpu = sorted(row[0] for row in rows)
             wall = statistics.median(row[1] for row in rows)
-            print(f"  {name:18s} CPU/request median {statistics.median(cpu):.3f} ms (low {cpu[0]:.3f}, high {cpu[-1]:.3f}) · "
-                  f"wall median {wall:.3f} ms · status {rows[0][2]} · {statistics.median(cpu) / base:.2f}x django's CPU")
+            print(
+                f"  {name:18s} CPU/request median {statistics.median(cpu):.3f} ms (low {cpu[0]:.3f}, high {cpu[-1]:.3f}) · "
+                f"wall median {wall:.3f} ms · status {rows[0][2]} · {statistics.median(cpu) / base:.2f}x django's CPU"
+            )
 
 
 def main() -> None:
@@ -109,8 +121,10 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=7)
     parser.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-          f"{args.blocks} blocks of {args.requests} requests, {args.concurrency} at once")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
+        f"{args.blocks} blocks of {args.requests} requests, {args.concurrency} at once"
+    )
     asyncio.run(main_async(args))
 
 

@@ -68,7 +68,9 @@ def whole_preset(preset: str, deals: int, limit: float) -> None:
         seconds["numba"].append(numba[0])
         if python[1:] != numba[1:]:
             differ.append(seed)
-    print(f"{preset}, seeds 0..{deals - 1}, once each way, in turn and first by turns; stops differ on {differ or 'no deal'}")
+    print(
+        f"{preset}, seeds 0..{deals - 1}, once each way, in turn and first by turns; stops differ on {differ or 'no deal'}"
+    )
     for mode, label in (("python", "pure Python"), ("numba", "kernel")):
         ordered = sorted(seconds[mode])
         print(
@@ -109,7 +111,9 @@ def main() -> None:
         python, numba = statistics.median(runs["python"]), statistics.median(runs["numba"])
         totals["python"] += python
         totals["numba"] += numba
-        same = "same stops" if stops["python"] == stops["numba"] and len(stops["python"]) == 1 else f"STOPS DIFFER {stops}"
+        same = (
+            "same stops" if stops["python"] == stops["numba"] and len(stops["python"]) == 1 else f"STOPS DIFFER {stops}"
+        )
         states, verdict = next(iter(stops["python"]))
         print(
             f"{spec:18} {verdict:10} {states:8} stops ({same}): pure Python {python * 1000:7.1f} ms, "

@@ -73,8 +73,12 @@ def load(users: int, challenges: int) -> list[int]:
     ids = []
     for day in range(challenges):
         challenge = DailyChallenge.objects.create(
-            date=start + dt.timedelta(days=day), preset="classic", seed=day + 1, **commitment_fields("classic", day + 1),
-            status="done", verdict="winnable",
+            date=start + dt.timedelta(days=day),
+            preset="classic",
+            seed=day + 1,
+            **commitment_fields("classic", day + 1),
+            status="done",
+            verdict="winnable",
         )
         ids.append(challenge.pk)
     joined = dt.datetime(2026, 5, 1, tzinfo=dt.UTC)
@@ -87,7 +91,22 @@ def load(users: int, challenges: int) -> list[int]:
         ) as copy:
             for i in range(users):
                 name = f"Player {i}"
-                copy.write_row(("!", False, f"u{i}", "", "", "", False, True, joined, name, display_name_skeleton(name), f"bench-{i}"))
+                copy.write_row(
+                    (
+                        "!",
+                        False,
+                        f"u{i}",
+                        "",
+                        "",
+                        "",
+                        False,
+                        True,
+                        joined,
+                        name,
+                        display_name_skeleton(name),
+                        f"bench-{i}",
+                    )
+                )
         cursor.execute("SELECT min(id) FROM accounts_user")
         first_user = cursor.fetchone()[0]
         print(f"  {users:,} users in {time.perf_counter() - t:.1f} s")
@@ -102,7 +121,9 @@ def load(users: int, challenges: int) -> list[int]:
                 for i in range(users):
                     points = rng.randrange(-20, 700, 10)
                     moves = rng.randrange(25, 140)
-                    finished = day_start + dt.timedelta(seconds=rng.randrange(86_400), microseconds=rng.randrange(10**6))
+                    finished = day_start + dt.timedelta(
+                        seconds=rng.randrange(86_400), microseconds=rng.randrange(10**6)
+                    )
                     copy_games.write_row((challenge_id, first_user + i, True, "won", moves, points, finished, finished))
                     rows.append((first_user + i, challenge_id, start + dt.timedelta(days=c), points, moves, finished))
         cursor.execute("SELECT min(id) FROM games_game")
@@ -114,7 +135,9 @@ def load(users: int, challenges: int) -> list[int]:
             " FROM STDIN"
         ) as copy_scores:
             for n, (player, challenge_id, date, points, moves, finished) in enumerate(rows):
-                copy_scores.write_row((player, challenge_id, first_game + n, date, "classic", points, moves, points > 400, finished))
+                copy_scores.write_row(
+                    (player, challenge_id, first_game + n, date, "classic", points, moves, points > 400, finished)
+                )
         cursor.execute("ANALYZE")
         print(f"  {len(rows):,} score rows in {time.perf_counter() - t:.1f} s")
     return ids
@@ -148,7 +171,10 @@ def main() -> None:
     assert Score.objects.count() == total
     store = rank_store()
     assert isinstance(store, RedisRanks)
-    boards = [("one challenge", Board.for_challenge(ids[0])), ("all time (sum over every row)", Board.all_time("classic"))]
+    boards = [
+        ("one challenge", Board.for_challenge(ids[0])),
+        ("all time (sum over every row)", Board.all_time("classic")),
+    ]
     players = list(get_user_model().objects.values_list("pk", flat=True))
     rng = random.Random(7)
     try:
@@ -156,7 +182,9 @@ def main() -> None:
             store.forget(board)
             t = time.perf_counter()
             entries = store.rebuild(board)
-            print(f"\n{label}: {board.key}, {entries:,} entries; rebuilt from Postgres in {time.perf_counter() - t:.1f} s")
+            print(
+                f"\n{label}: {board.key}, {entries:,} entries; rebuilt from Postgres in {time.perf_counter() - t:.1f} s"
+            )
             rank_times, around_times, page_times, deep_times = [], [], [], []
             for _ in range(args.samples):
                 player = rng.choice(players)

@@ -123,7 +123,9 @@ def __getattr__(name: str) -> Any:
         async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
             await self.send(text_data=text_data)
 
-    echo = AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter([path(ECHO_PATH.strip("/") + "/", EchoConsumer.as_asgi())])))
+    echo = AllowedHostsOriginValidator(
+        AuthMiddlewareStack(URLRouter([path(ECHO_PATH.strip("/") + "/", EchoConsumer.as_asgi())]))
+    )
 
     async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "websocket" and scope["path"] == ECHO_PATH:
@@ -164,7 +166,9 @@ def recreate_database(args: argparse.Namespace) -> None:
     with psycopg.connect(f"{args.database_url.rstrip('/')}/postgres", autocommit=True) as conn:
         conn.execute("DROP DATABASE IF EXISTS piramide_bench WITH (FORCE)")
         conn.execute("CREATE DATABASE piramide_bench")
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=server_env(args), check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=server_env(args), check=True
+    )
     import redis
 
     client = redis.Redis.from_url(args.redis_url)
@@ -215,8 +219,13 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
             break
         seed = draw_seed() if args.seed < 0 else seed + 1
     challenge = DailyChallenge.objects.create(
-        date=local_today(), preset="classic", seed=seed, **commitment_fields("classic", seed),
-        status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(solution.line),
+        date=local_today(),
+        preset="classic",
+        seed=seed,
+        **commitment_fields("classic", seed),
+        status=DailyChallenge.Status.DONE,
+        verdict=DailyChallenge.Verdict.WINNABLE,
+        line_length=len(solution.line),
     )
     # as its verification leaves a challenge: its solver lines kept, so that no fair-play
     # assessment of a finished game (eager here, as on the embedded default) searches for them
@@ -224,9 +233,22 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
 
     challenge_lines(challenge)
     users = User.objects.bulk_create(
-        [User(username=f"p{i}", display_name=f"Player {i}", display_name_skeleton=display_name_skeleton(f"Player {i}"), password="!") for i in range(args.players)]
+        [
+            User(
+                username=f"p{i}",
+                display_name=f"Player {i}",
+                display_name_skeleton=display_name_skeleton(f"Player {i}"),
+                password="!",
+            )
+            for i in range(args.players)
+        ]
         + [
-            User(username=f"s{i}", display_name=f"Spectator {i}", display_name_skeleton=display_name_skeleton(f"Spectator {i}"), password="!")
+            User(
+                username=f"s{i}",
+                display_name=f"Spectator {i}",
+                display_name_skeleton=display_name_skeleton(f"Spectator {i}"),
+                password="!",
+            )
             for i in range(args.spectators)
         ]
     )
@@ -253,16 +275,24 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     live_rounds = args.repeat * sum(kind == "live" for _, kind, _, _ in ROUNDS)
     played = {user.pk: [chooser.randrange(len(line)) for _ in range(live_rounds)] for user in players}
     # the write rounds may go as fast as Postgres commits: about 10,000 writes a second in all, in each run
-    writes = args.repeat * (args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players))
+    writes = args.repeat * (
+        args.duration / max(0.05, args.think) + 10_000 * args.saturation_duration / max(1, args.players)
+    )
     write_games_per_player = 2 + int(writes / len(line))
     openers = [
         Game(challenge=challenge, player=user, ranked=r == 0, move_count=count, version=count)
-        for user in players for r, count in enumerate(played[user.pk])
+        for user in players
+        for r, count in enumerate(played[user.pk])
     ]
     fresh = [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(games_per_player)]
-    writing = [Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(write_games_per_player)]
+    writing = [
+        Game(challenge=challenge, player=user, ranked=False) for user in players for _ in range(write_games_per_player)
+    ]
     # Spectators have played their own ranked game; while the day lasts they still watch in summaries.
-    watching = [Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0) for user in spectators]
+    watching = [
+        Game(challenge=challenge, player=user, ranked=True, outcome=Game.Outcome.RESIGNED, score=0)
+        for user in spectators
+    ]
     Game.objects.bulk_create(openers + fresh + writing + watching)  # Postgres returns the new ids
 
     def by_player(rows: list[Any]) -> dict[int, list[int]]:
@@ -274,7 +304,11 @@ def build_world(args: argparse.Namespace, games_per_player: int) -> World:
     opening, games, write_games = by_player(openers), by_player(fresh), by_player(writing)
     stored = {game.pk: game.move_count for game in openers}
     Move.objects.bulk_create(
-        [Move(game_id=game_id, number=n, notation=line[n - 1]) for game_id, count in stored.items() for n in range(1, count + 1)]
+        [
+            Move(game_id=game_id, number=n, notation=line[n - 1])
+            for game_id, count in stored.items()
+            for n in range(1, count + 1)
+        ]
     )
     return World(
         challenge_id=challenge.pk,
@@ -298,10 +332,29 @@ def checkpoint(args: argparse.Namespace) -> None:
 
 def start_server(args: argparse.Namespace, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "bench.live:application", "--host", "127.0.0.1", "--port", str(port),
-         "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning",
-         "--ws-max-queue", "256", "--ws", args.ws],
-        cwd=ROOT, env=server_env(args),
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "bench.live:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--loop",
+            "uvloop",
+            "--http",
+            "httptools",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+            "--ws-max-queue",
+            "256",
+            "--ws",
+            args.ws,
+        ],
+        cwd=ROOT,
+        env=server_env(args),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -398,8 +451,14 @@ async def open_socket(port: int, path: str, cookie: str | None = None) -> Any:
 
     headers = {"Cookie": f"sessionid={cookie}"} if cookie else None
     return await connect(
-        f"ws://127.0.0.1:{port}{path}", origin="http://127.0.0.1", additional_headers=headers,
-        proxy=None, compression=None, max_queue=1024, open_timeout=60, ping_interval=None,
+        f"ws://127.0.0.1:{port}{path}",
+        origin="http://127.0.0.1",
+        additional_headers=headers,
+        proxy=None,
+        compression=None,
+        max_queue=1024,
+        open_timeout=60,
+        ping_interval=None,
     )
 
 
@@ -416,7 +475,9 @@ def think_time(think: float, rng: random.Random) -> float:
     return rng.uniform(0.5 * think, 1.5 * think) if think > 0 else 0.0
 
 
-async def echo_client(port: int, think: float, stop: asyncio.Event, tally: Tally, rng: random.Random, started: asyncio.Event) -> None:
+async def echo_client(
+    port: int, think: float, stop: asyncio.Event, tally: Tally, rng: random.Random, started: asyncio.Event
+) -> None:
     ws = await open_socket(port, ECHO_PATH)
     await started.wait()
     try:
@@ -458,8 +519,17 @@ class Ready:
 
 
 async def player_client(
-    port: int, cookie: str, line: list[str], think: float, clock: dict[str, float], tally: Tally,
-    ledger: Ledger, follows: list[Follow], rng: random.Random, started: asyncio.Event, ready: Ready,
+    port: int,
+    cookie: str,
+    line: list[str],
+    think: float,
+    clock: dict[str, float],
+    tally: Tally,
+    ledger: Ledger,
+    follows: list[Follow],
+    rng: random.Random,
+    started: asyncio.Event,
+    ready: Ready,
     cursor: Cursor,
 ) -> None:
     async def open_next() -> tuple[int, Any, dict[str, Any]] | None:
@@ -562,7 +632,9 @@ async def run_echo(ports: list[int], clients: int, think: float, seconds: float,
     started, stop = asyncio.Event(), asyncio.Event()
     rng = random.Random(1)
     tasks = [
-        asyncio.ensure_future(echo_client(ports[i % len(ports)], think, stop, tally, random.Random(rng.random()), started))
+        asyncio.ensure_future(
+            echo_client(ports[i % len(ports)], think, stop, tally, random.Random(rng.random()), started)
+        )
         for i in range(clients)
     ]
     await clocked(tally, started, stop, tasks, seconds, settle=1.0 + clients * 0.005)
@@ -570,7 +642,12 @@ async def run_echo(ports: list[int], clients: int, think: float, seconds: float,
 
 
 async def clocked(
-    tally: Tally, started: asyncio.Event, stop: asyncio.Event, tasks: list[asyncio.Future[None]], seconds: float, settle: float
+    tally: Tally,
+    started: asyncio.Event,
+    stop: asyncio.Event,
+    tasks: list[asyncio.Future[None]],
+    seconds: float,
+    settle: float,
 ) -> None:
     """Give the clients ``settle`` seconds to get ready, then start them, stop them after ``seconds``
     (the round's time, in ``tally``) and wait for them to finish."""
@@ -584,7 +661,13 @@ async def clocked(
 
 
 async def run_live(
-    ports: list[int], world: World, spectators: int, think: float, seconds: float, name: str, ledger: Ledger,
+    ports: list[int],
+    world: World,
+    spectators: int,
+    think: float,
+    seconds: float,
+    name: str,
+    ledger: Ledger,
     cursors: list[Cursor],
 ) -> Tally:
     tally = Tally(name, paced=think > 0)
@@ -606,8 +689,20 @@ async def run_live(
         cursor.begin()
     player_tasks = [
         asyncio.ensure_future(
-            player_client(ports[i % len(ports)], cookie, world.line, think, clock, tally, ledger, follows[i],
-                          random.Random(rng.random()), started, ready, cursors[i])
+            player_client(
+                ports[i % len(ports)],
+                cookie,
+                world.line,
+                think,
+                clock,
+                tally,
+                ledger,
+                follows[i],
+                random.Random(rng.random()),
+                started,
+                ready,
+                cursors[i],
+            )
         )
         for i, (cookie, _) in enumerate(world.players)
     ]
@@ -663,7 +758,9 @@ async def run_writes(world: World, think: float, seconds: float, name: str, curs
                 sent = time.perf_counter()
                 conn = await pool.get()
                 try:
-                    written = await conn.execute(MOVE_WRITE_SQL, MoveRow(game_id, moves, moves, world.line[moves], timezone.now()).args())
+                    written = await conn.execute(
+                        MOVE_WRITE_SQL, MoveRow(game_id, moves, moves, world.line[moves], timezone.now()).args()
+                    )
                 finally:
                     pool.put_nowait(conn)
                 if written.rowcount != 1:
@@ -728,7 +825,9 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
         "open_p50_ms": percentile(tally.opens, 0.50) * 1000 if tally.opens else None,
         "open_p99_ms": percentile(tally.opens, 0.99) * 1000 if tally.opens else None,
         "server_cpu_s": tally.server_cpu if tally.served else None,
-        "server_cpu_ms_per_message": 1000 * tally.server_cpu / tally.messages if tally.messages and tally.served else None,
+        "server_cpu_ms_per_message": 1000 * tally.server_cpu / tally.messages
+        if tally.messages and tally.served
+        else None,
         "loop_cpu_share": tally.loop_cpu / tally.server_cpu if tally.server_cpu and tally.served else None,
         "rss_mb": memory[0],
         "peak_rss_mb": memory[1],
@@ -736,27 +835,38 @@ def report(tally: Tally, memory: tuple[float, float]) -> dict[str, Any]:
     }
     fanout = (
         f"  fan-out p50 {row['fanout_p50_ms']:.2f} ms p99 {row['fanout_p99_ms']:.2f} ms ({row['fanout_events']} events)"
-        if tally.fanouts else ""
+        if tally.fanouts
+        else ""
     )
     print(
         f"{tally.name:<24} {row['per_second']:8.0f} msg/s  RTT p50 {row['rtt_p50_ms']:6.2f} ms p99 {row['rtt_p99_ms']:6.2f} ms"
         f"{fanout}"
-        + (f"  server CPU {tally.server_cpu:.1f} s ({row['server_cpu_ms_per_message'] or 0:.2f} ms/msg, "
-           f"{100 * (row['loop_cpu_share'] or 0):.0f}% on the loop's thread)"
-           f"  RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})" if tally.served else "  (Postgres only, no server)")
+        + (
+            f"  server CPU {tally.server_cpu:.1f} s ({row['server_cpu_ms_per_message'] or 0:.2f} ms/msg, "
+            f"{100 * (row['loop_cpu_share'] or 0):.0f}% on the loop's thread)"
+            f"  RSS {memory[0]:.0f} MB (peak {memory[1]:.0f})"
+            if tally.served
+            else "  (Postgres only, no server)"
+        )
         + f"  errors {len(tally.errors)}",
         flush=True,
     )
     if ending:
-        print(f"{'':<24} the {row['ending_moves']} moves that ended a game: RTT p50 {row['ending_rtt_p50_ms']:.2f} ms; "
-              f"the others' p99 {row['other_rtt_p99_ms']:.2f} ms")
+        print(
+            f"{'':<24} the {row['ending_moves']} moves that ended a game: RTT p50 {row['ending_rtt_p50_ms']:.2f} ms; "
+            f"the others' p99 {row['other_rtt_p99_ms']:.2f} ms"
+        )
         if after_end and rest:
-            print(f"{'':<24} the {len(after_end)} others sent within {AFTER_END:g} s after a game ended: RTT p50 "
-                  f"{row['after_end_rtt_p50_ms']:.2f} ms p99 {row['after_end_rtt_p99_ms']:.2f} ms; the {len(rest)} "
-                  f"sent later: p50 {row['rest_rtt_p50_ms']:.2f} ms p99 {row['rest_rtt_p99_ms']:.2f} ms")
+            print(
+                f"{'':<24} the {len(after_end)} others sent within {AFTER_END:g} s after a game ended: RTT p50 "
+                f"{row['after_end_rtt_p50_ms']:.2f} ms p99 {row['after_end_rtt_p99_ms']:.2f} ms; the {len(rest)} "
+                f"sent later: p50 {row['rest_rtt_p50_ms']:.2f} ms p99 {row['rest_rtt_p99_ms']:.2f} ms"
+            )
     if tally.opens:
-        print(f"{'':<24} the {len(tally.opens)} games opened on the clock: socket open to synced p50 "
-              f"{row['open_p50_ms']:.2f} ms p99 {row['open_p99_ms']:.2f} ms")
+        print(
+            f"{'':<24} the {len(tally.opens)} games opened on the clock: socket open to synced p50 "
+            f"{row['open_p50_ms']:.2f} ms p99 {row['open_p99_ms']:.2f} ms"
+        )
     for error in sorted(set(tally.errors))[:5]:
         print(f"    error: {error}")
     return row
@@ -768,7 +878,11 @@ def check_logs(ledger: Ledger) -> tuple[int, int, int]:
 
     lost = extra = 0
     stored: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for game_id, number, notation in Move.objects.filter(game_id__in=list(ledger.accepted)).order_by("game_id", "number").values_list("game_id", "number", "notation"):
+    for game_id, number, notation in (
+        Move.objects.filter(game_id__in=list(ledger.accepted))
+        .order_by("game_id", "number")
+        .values_list("game_id", "number", "notation")
+    ):
         stored[game_id].append((number, notation))
     counts = dict(Game.objects.filter(pk__in=list(ledger.accepted)).values_list("pk", "move_count"))
     for game_id, accepted in ledger.accepted.items():
@@ -813,8 +927,11 @@ async def main_async(
             figures[key] = report(tally, total_memory_mb(server_pids))
         runs.append(figures)
     games, lost, extra = await asyncio.to_thread(check_logs, ledger)
-    print(f"move logs: {games} games checked, {sum(len(v) for v in ledger.accepted.values())} accepted moves, "
-          f"{lost} lost, {extra} duplicated or unexpected", flush=True)
+    print(
+        f"move logs: {games} games checked, {sum(len(v) for v in ledger.accepted.values())} accepted moves, "
+        f"{lost} lost, {extra} duplicated or unexpected",
+        flush=True,
+    )
     return runs, {"round": "logs", "games": games, "lost": lost, "duplicated": extra}
 
 
@@ -823,7 +940,9 @@ def median_of(values: list[float], fmt: str) -> str:
     middle = statistics.median(values)
     if len(values) == 1:
         return fmt.format(middle)
-    return f"{fmt.format(middle)} (median of {len(values)} runs, {fmt.format(min(values))} to {fmt.format(max(values))})"
+    return (
+        f"{fmt.format(middle)} (median of {len(values)} runs, {fmt.format(min(values))} to {fmt.format(max(values))})"
+    )
 
 
 def summary(runs: list[dict[str, dict[str, Any]]], spectators: int) -> None:
@@ -833,19 +952,28 @@ def summary(runs: list[dict[str, dict[str, Any]]], spectators: int) -> None:
         return [run[key][figure] for run in runs]
 
     echo_p50, live_p50, write_p50 = each("echo", "rtt_p50_ms"), each("live", "rtt_p50_ms"), each("write", "rtt_p50_ms")
-    print(f"move RTT p50 at human pace: {median_of(live_p50, '{:.2f} ms')}; "
-          f"the echo's {median_of(echo_p50, '{:.2f} ms')}")
-    print(f"  as a multiple of the echo's: {median_of([m / e for m, e in zip(live_p50, echo_p50)], '{:.2f}x')} (target <= 2x)")
-    print(f"  its floor, the echo's p50 + the durable write's ({median_of(write_p50, '{:.2f} ms')}): "
-          f"{median_of([(e + w) / e for e, w in zip(echo_p50, write_p50)], '{:.2f}x')} the echo's")
+    print(
+        f"move RTT p50 at human pace: {median_of(live_p50, '{:.2f} ms')}; the echo's {median_of(echo_p50, '{:.2f} ms')}"
+    )
+    print(
+        f"  as a multiple of the echo's: {median_of([m / e for m, e in zip(live_p50, echo_p50)], '{:.2f}x')} (target <= 2x)"
+    )
+    print(
+        f"  its floor, the echo's p50 + the durable write's ({median_of(write_p50, '{:.2f} ms')}): "
+        f"{median_of([(e + w) / e for e, w in zip(echo_p50, write_p50)], '{:.2f}x')} the echo's"
+    )
     print(f"move RTT p99 at human pace: {median_of(each('live', 'rtt_p99_ms'), '{:.2f} ms')} (target <= 20 ms)")
     fanouts = [fanout for fanout in each("live", "fanout_p99_ms") if fanout is not None]
     if fanouts:
         print(f"fan-out p99 to {spectators} spectators: {median_of(fanouts, '{:.2f} ms')} (target <= 50 ms)")
     echo_rate, live_rate = each("echo saturated", "per_second"), each("live saturated", "per_second")
-    print(f"saturated: {median_of(live_rate, '{:.0f} moves/s')}; the echo's {median_of(echo_rate, '{:.0f} messages/s')}")
-    print(f"  as a share of the echo's: {median_of([100 * m / e for m, e in zip(live_rate, echo_rate)], '{:.0f}%')} (target >= 25%); "
-          f"the durable write alone: {median_of(each('write saturated', 'per_second'), '{:.0f} writes/s')}")
+    print(
+        f"saturated: {median_of(live_rate, '{:.0f} moves/s')}; the echo's {median_of(echo_rate, '{:.0f} messages/s')}"
+    )
+    print(
+        f"  as a share of the echo's: {median_of([100 * m / e for m, e in zip(live_rate, echo_rate)], '{:.0f}%')} (target >= 25%); "
+        f"the durable write alone: {median_of(each('write saturated', 'per_second'), '{:.0f} writes/s')}"
+    )
 
 
 def main() -> None:
@@ -855,12 +983,23 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.5, help="mean seconds a player thinks before a move")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of each human-pace round")
     parser.add_argument("--saturation-duration", type=float, default=10.0)
-    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
+    parser.add_argument(
+        "--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
+    )
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
-    parser.add_argument("--servers", type=int, default=1, help="uvicorn processes, each on a port of its own (default 1)")
+    parser.add_argument(
+        "--servers", type=int, default=1, help="uvicorn processes, each on a port of its own (default 1)"
+    )
     parser.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation (its --ws)")
-    parser.add_argument("--seed", type=int, default=1, help="the day's deal: the first winnable classic deal from this seed on (-1: a random one)")
-    parser.add_argument("--repeat", type=int, default=1, help="run the six rounds this many times over; the summary gives medians")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="the day's deal: the first winnable classic deal from this seed on (-1: a random one)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run the six rounds this many times over; the summary gives medians"
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     if args.repeat < 1:
@@ -873,17 +1012,23 @@ def main() -> None:
     import uvloop
 
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
-    print(f"players {args.players}, spectators {args.spectators}, think {args.think} s, "
-          f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis layer, "
-          f"{'one uvicorn process' if args.servers == 1 else f'{args.servers} uvicorn processes'}",
-          flush=True)
+    print(
+        f"players {args.players}, spectators {args.spectators}, think {args.think} s, "
+        f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis layer, "
+        f"{'one uvicorn process' if args.servers == 1 else f'{args.servers} uvicorn processes'}",
+        flush=True,
+    )
     recreate_database(args)
     moves_per_game = 60
     saturated_moves = 4000 * args.saturation_duration / max(1, args.players)
-    games_per_player = int(2 + args.repeat * (args.duration / max(0.05, args.think) / moves_per_game + saturated_moves / 30))
+    games_per_player = int(
+        2 + args.repeat * (args.duration / max(0.05, args.think) / moves_per_game + saturated_moves / 30)
+    )
     world = build_world(args, games_per_player)
-    print(f"challenge {world.challenge_id} (classic seed {world.seed}): a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
-          flush=True)
+    print(
+        f"challenge {world.challenge_id} (classic seed {world.seed}): a {len(world.line)}-move winning line; {games_per_player} games prepared per player",
+        flush=True,
+    )
     checkpoint(args)
     ports = free_ports(args.servers)
     servers: list[subprocess.Popen[bytes]] = []

@@ -125,18 +125,52 @@ def start_shape(env: dict[str, str], servers: int, log_dir: Path) -> Shape:
         log = log_dir / f"server-{port}.log"
         logs.append(log)
         process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "piramide_site.asgi:application", "--host", "127.0.0.1",
-             "--port", str(port), "--loop", "uvloop", "--http", "httptools", "--no-access-log",
-             "--log-level", "warning", "--backlog", "4096"],
-            cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "piramide_site.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--loop",
+                "uvloop",
+                "--http",
+                "httptools",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--backlog",
+                "4096",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
         )
         started.append((process, port))
     worker_log = log_dir / "worker.log"
     logs.append(worker_log)
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "piramide_site", "worker", "--pool=solo", "--loglevel=WARNING",
-         f"--hostname=piramide-load-{os.getpid()}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=worker_log.open("wb"), stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "piramide_site",
+            "worker",
+            "--pool=solo",
+            "--loglevel=WARNING",
+            f"--hostname=piramide-load-{os.getpid()}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=worker_log.open("wb"),
+        stderr=subprocess.STDOUT,
     )
     shape = Shape(started, worker, logs)
     deadline = time.monotonic() + 90
@@ -144,7 +178,9 @@ def start_shape(env: dict[str, str], servers: int, log_dir: Path) -> Shape:
         while True:
             if process.poll() is not None:
                 shape.stop()
-                raise RuntimeError(f"the server on port {port} exited: {(log_dir / f'server-{port}.log').read_text()[-2000:]}")
+                raise RuntimeError(
+                    f"the server on port {port} exited: {(log_dir / f'server-{port}.log').read_text()[-2000:]}"
+                )
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/", timeout=2).read()
                 break
@@ -195,8 +231,13 @@ def build_world(players: int) -> World:
             if line:
                 break
         challenge = DailyChallenge.objects.create(
-            date=today, preset="classic", seed=seed, **commitment_fields("classic", seed),
-            status=DailyChallenge.Status.DONE, verdict=DailyChallenge.Verdict.WINNABLE, line_length=len(line),
+            date=today,
+            preset="classic",
+            seed=seed,
+            **commitment_fields("classic", seed),
+            status=DailyChallenge.Status.DONE,
+            verdict=DailyChallenge.Verdict.WINNABLE,
+            line_length=len(line),
         )
     if not line:
         raise RuntimeError("today's classic challenge has no winning line the solver finds in time")
@@ -205,7 +246,12 @@ def build_world(players: int) -> World:
     names = [f"load{index:05d}" for index in range(players)]
     User.objects.bulk_create(
         [
-            User(username=name, display_name=f"Load {name[4:]}", display_name_skeleton=display_name_skeleton(f"Load {name[4:]}"), password=encoded)
+            User(
+                username=name,
+                display_name=f"Load {name[4:]}",
+                display_name_skeleton=display_name_skeleton(f"Load {name[4:]}"),
+                password=encoded,
+            )
             for name in names
         ]
     )
@@ -219,8 +265,16 @@ class HttpError(Exception):
     pass
 
 
-async def http(port: int, method: str, path: str, *, body: Any = None, cookies: dict[str, str] | None = None,
-               csrf: str | None = None, timeout: float = 60) -> tuple[int, dict[str, str], Any]:
+async def http(
+    port: int,
+    method: str,
+    path: str,
+    *,
+    body: Any = None,
+    cookies: dict[str, str] | None = None,
+    csrf: str | None = None,
+    timeout: float = 60,
+) -> tuple[int, dict[str, str], Any]:
     """One HTTP/1.1 request on its own connection: (status, cookies set, decoded JSON body or None)."""
     data = json.dumps(body).encode() if body is not None else b""
     head = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close", "Accept: application/json"]
@@ -366,8 +420,14 @@ async def open_socket(port: int, path: str, cookies: dict[str, str]) -> Any:
 
     header = "; ".join(f"{name}={value}" for name, value in cookies.items())
     return await connect(
-        f"ws://127.0.0.1:{port}{path}", origin="http://127.0.0.1", additional_headers={"Cookie": header},
-        proxy=None, compression=None, open_timeout=60, ping_interval=None, max_queue=1024,
+        f"ws://127.0.0.1:{port}{path}",
+        origin="http://127.0.0.1",
+        additional_headers={"Cookie": header},
+        proxy=None,
+        compression=None,
+        open_timeout=60,
+        ping_interval=None,
+        max_queue=1024,
     )
 
 
@@ -381,7 +441,9 @@ async def receive_until(ws: Any, kind: str, results: Results, timeout: float = 6
             raise RuntimeError(f"socket error {message['code']}: {message['message']}")
 
 
-async def run_players(ports: list[int], world: World, players: int, duration: float, ramp_share: float = 0.7) -> Results:
+async def run_players(
+    ports: list[int], world: World, players: int, duration: float, ramp_share: float = 0.7
+) -> Results:
     """Players start one after another over the first ``ramp_share`` of ``duration`` and think so
     that each game ends within it (a sign-in costs about 0.02 CPU-seconds of Argon2id: arrivals are spread)."""
     from django.conf import settings
@@ -395,8 +457,9 @@ async def run_players(ports: list[int], world: World, players: int, duration: fl
     begin = time.monotonic()
     tasks = [
         asyncio.ensure_future(
-            Player(index, name, ports, world, results).play(begin + ramp * index / max(1, players), think,
-                                                            random.Random(rng.random()))
+            Player(index, name, ports, world, results).play(
+                begin + ramp * index / max(1, players), think, random.Random(rng.random())
+            )
         )
         for index, name in enumerate(world.usernames[:players])
     ]
@@ -433,7 +496,9 @@ def verify(world: World, results: Results) -> Check:
     games = {game.pk: game for game in Game.objects.filter(challenge=challenge, player__username__in=world.usernames)}
     stored: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for game_id, number, notation in (
-        Move.objects.filter(game_id__in=list(games)).order_by("game_id", "number").values_list("game_id", "number", "notation")
+        Move.objects.filter(game_id__in=list(games))
+        .order_by("game_id", "number")
+        .values_list("game_id", "number", "notation")
     ):
         stored[game_id].append((number, notation))
     scores = {score.game_id: score for score in Score.objects.filter(challenge=challenge, game_id__in=list(games))}
@@ -446,7 +511,9 @@ def verify(world: World, results: Results) -> Check:
         missing = accepted - set(have)
         extra = (len(have) - len(set(have))) + len(set(have) - sent)
         if missing or extra:
-            problems.append(f"game {game_id}: {len(missing)} accepted moves missing, {extra} stored twice or never sent")
+            problems.append(
+                f"game {game_id}: {len(missing)} accepted moves missing, {extra} stored twice or never sent"
+            )
         lost += len(missing)
         duplicated += extra
         # Sent, stored, but the client gave up waiting for the answer: not a fault of the log.
@@ -462,9 +529,20 @@ def verify(world: World, results: Results) -> Check:
         score = scores.get(game_id)
         if game.score != points or score is None or score.points != points or score.moves != len(have):
             wrong += 1
-            problems.append(f"game {game_id}: stored score {game.score} / board {score and score.points}, replay {points}")
-    return Check(len(games), sum(len(v) for v in stored.values()), lost, duplicated, counts, wrong, unfinished,
-                 unanswered, problems)
+            problems.append(
+                f"game {game_id}: stored score {game.score} / board {score and score.points}, replay {points}"
+            )
+    return Check(
+        len(games),
+        sum(len(v) for v in stored.values()),
+        lost,
+        duplicated,
+        counts,
+        wrong,
+        unfinished,
+        unanswered,
+        problems,
+    )
 
 
 # ----------------------------------------------------------------- reporting
@@ -510,20 +588,28 @@ def summary(results: Results, check: Check, players: int, cpu: float) -> dict[st
 
 
 def print_summary(row: dict[str, Any], results: Results, check: Check) -> None:
-    print(f"players {row['players_finished']}/{row['players']} finished in {row['seconds']:.0f} s; "
-          f"{row['http_requests']} HTTP requests + {row['socket_messages']} socket messages = "
-          f"{row['requests_per_second']:.0f} requests/s")
-    print(f"moves {row['moves']}: p50 {row['move_p50_ms']:.1f} ms, p99 {row['move_p99_ms']:.1f} ms "
-          f"(socket p50 {row['socket_move_p50_ms']:.1f} / p99 {row['socket_move_p99_ms']:.1f} ms, "
-          f"HTTP p50 {row['http_move_p50_ms']:.1f} / p99 {row['http_move_p99_ms']:.1f} ms; target p99 <= 100 ms)")
-    print(f"sign-in p50 {row['signin_p50_ms']:.0f} ms, p99 {row['signin_p99_ms']:.0f} ms; "
-          f"servers' CPU {row['server_cpu_s']:.0f} s")
+    print(
+        f"players {row['players_finished']}/{row['players']} finished in {row['seconds']:.0f} s; "
+        f"{row['http_requests']} HTTP requests + {row['socket_messages']} socket messages = "
+        f"{row['requests_per_second']:.0f} requests/s"
+    )
+    print(
+        f"moves {row['moves']}: p50 {row['move_p50_ms']:.1f} ms, p99 {row['move_p99_ms']:.1f} ms "
+        f"(socket p50 {row['socket_move_p50_ms']:.1f} / p99 {row['socket_move_p99_ms']:.1f} ms, "
+        f"HTTP p50 {row['http_move_p50_ms']:.1f} / p99 {row['http_move_p99_ms']:.1f} ms; target p99 <= 100 ms)"
+    )
+    print(
+        f"sign-in p50 {row['signin_p50_ms']:.0f} ms, p99 {row['signin_p99_ms']:.0f} ms; "
+        f"servers' CPU {row['server_cpu_s']:.0f} s"
+    )
     print(f"errors: {row['errors']}")
     for error in sorted(set(results.errors))[:8]:
         print(f"    {error}")
-    print(f"check: {check.games} games, {check.moves} stored moves; lost {check.lost}, duplicated {check.duplicated}, "
-          f"move-count mismatches {check.count_mismatches}, scores unlike their replay {check.score_mismatches}, "
-          f"unfinished {check.unfinished}; stored but unanswered (client timed out) {check.unanswered}")
+    print(
+        f"check: {check.games} games, {check.moves} stored moves; lost {check.lost}, duplicated {check.duplicated}, "
+        f"move-count mismatches {check.count_mismatches}, scores unlike their replay {check.score_mismatches}, "
+        f"unfinished {check.unfinished}; stored but unanswered (client timed out) {check.unanswered}"
+    )
     for problem in check.problems[:8]:
         print(f"    {problem}")
 
@@ -556,9 +642,14 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=300.0, help="seconds the whole run should take")
     parser.add_argument("--servers", type=int, default=2, help="ASGI server processes")
     parser.add_argument("--ramp", type=float, default=0.7, help="share of the duration over which players arrive")
-    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432"))
-    parser.add_argument("--database-name", default=os.environ.get("BENCH_DATABASE_NAME", DB_NAME),
-                        help="the database to (re)create and run on")
+    parser.add_argument(
+        "--database-url", default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432")
+    )
+    parser.add_argument(
+        "--database-name",
+        default=os.environ.get("BENCH_DATABASE_NAME", DB_NAME),
+        help="the database to (re)create and run on",
+    )
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
@@ -566,8 +657,11 @@ def main() -> None:
     prefix = "piramide-load"
     env = server_env(f"{args.database_url.rstrip('/')}/{args.database_name}", args.redis_url, prefix)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start", flush=True)
-    print(f"{args.players} players over {args.duration:.0f} s; {args.servers} uvicorn processes + a Celery worker, "
-          f"Postgres + Redis, production settings", flush=True)
+    print(
+        f"{args.players} players over {args.duration:.0f} s; {args.servers} uvicorn processes + a Celery worker, "
+        f"Postgres + Redis, production settings",
+        flush=True,
+    )
     recreate_database(args.database_url, env, args.database_name)
     forget_keys(args.redis_url, prefix)
     os.environ.update({key: env[key] for key in ("DATABASE_URL", "REDIS_URL", "LEADERBOARD_KEY_PREFIX")})

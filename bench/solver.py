@@ -71,10 +71,16 @@ def main() -> None:
     parser.add_argument("--limit-s", type=float, default=30.0, help="per deal; past it the deal is undecided")
     parser.add_argument("--par", action="store_true", help="also time the par search")
     parser.add_argument("--par-limit-s", type=float, default=5.0, help="per deal for the par search (default 5)")
-    parser.add_argument("--par-scores", metavar="FILE", help="also write seed, par, exact and CPU seconds per deal to FILE")
+    parser.add_argument(
+        "--par-scores", metavar="FILE", help="also write seed, par, exact and CPU seconds per deal to FILE"
+    )
     parser.add_argument("--hints", type=int, default=0, metavar="N", help="also time N hints from mid-game positions")
     parser.add_argument(
-        "--rules-version", type=int, choices=RULES_VERSIONS, default=RULES_VERSION, help="the rules version (docs/rules.md)"
+        "--rules-version",
+        type=int,
+        choices=RULES_VERSIONS,
+        default=RULES_VERSION,
+        help="the rules version (docs/rules.md)",
     )
     args = parser.parse_args()
 
@@ -130,10 +136,14 @@ def main() -> None:
             par_scores.append(f"{seed}\t{par.score}\t{'exact' if par.exact else 'floor'}\t{cpu:.3f}\n")
 
     decided = verdicts[Verdict.WINNABLE] + verdicts[Verdict.UNWINNABLE]
-    print(f"{args.preset}, rules v{rules.version}: {args.deals} deals (seeds {args.start}..{args.start + args.deals - 1}), limit {args.limit_s:g} s a deal")
+    print(
+        f"{args.preset}, rules v{rules.version}: {args.deals} deals (seeds {args.start}..{args.start + args.deals - 1}), limit {args.limit_s:g} s a deal"
+    )
     print(kernel)
-    print("times and time limits are CPU seconds of this process per deal (time.process_time) unless marked wall clock; "
-          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        "times and time limits are CPU seconds of this process per deal (time.process_time) unless marked wall clock; "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     print(
         f"decided {100 * decided / args.deals:.1f}% · winnable {100 * verdicts[Verdict.WINNABLE] / args.deals:.2f}% "
         f"· unknown {verdicts[Verdict.UNKNOWN]}" + (f" (seeds {' '.join(map(str, undecided))})" if undecided else "")

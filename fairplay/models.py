@@ -43,7 +43,9 @@ class ModerationAction(models.Model):
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_actions")
-    score = models.ForeignKey(Score, on_delete=models.SET_NULL, null=True, blank=True, related_name="moderation_actions")
+    score = models.ForeignKey(
+        Score, on_delete=models.SET_NULL, null=True, blank=True, related_name="moderation_actions"
+    )
     account = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="moderated"
     )

@@ -188,9 +188,7 @@ def habit_spread(game: Game, days: Sequence[signals.HabitDay], value: float) -> 
     for assessment in Assessment.objects.select_related("score").filter(score__game_id__in=earlier):
         if assessment.signals.get("line_habit", 0.0) >= value:
             continue
-        found = signals.with_signal(
-            signals.Assessment(assessment.signals, assessment.suspicion), "line_habit", value
-        )
+        found = signals.with_signal(signals.Assessment(assessment.signals, assessment.suspicion), "line_habit", value)
         assessment.signals, assessment.suspicion, assessment.flagged = found.signals, found.suspicion, found.flagged
         assessment.save(update_fields=["signals", "suspicion", "flagged", "assessed_at"])
         _review_if_flagged(assessment.score, found.flagged)

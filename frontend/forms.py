@@ -46,7 +46,9 @@ class SignUpForm(forms.Form):
         help_text=_("Shown on leaderboards; defaults to the username."),
         widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
     )
-    email = forms.EmailField(required=False, label=_("E-mail (optional)"), widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    email = forms.EmailField(
+        required=False, label=_("E-mail (optional)"), widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
     password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}), label=_("Password"))
 
     def clean_display_name(self) -> str:
@@ -57,7 +59,9 @@ class SignUpForm(forms.Form):
         try:
             return display_name_normalize(name)
         except forms.ValidationError as error:
-            raise forms.ValidationError(DISPLAY_NAME_MESSAGES[str(error.code)], code=error.code, params=error.params) from None
+            raise forms.ValidationError(
+                DISPLAY_NAME_MESSAGES[str(error.code)], code=error.code, params=error.params
+            ) from None
 
 
 def lock_message(seconds: float) -> str:

@@ -84,7 +84,10 @@ def manifest(request: HttpRequest) -> JsonResponse:
             "orientation": "any",
             "theme_color": THEME_COLOUR,
             "background_color": BACKGROUND_COLOUR,
-            "icons": [{"src": static(name), "sizes": sizes, "type": "image/png", "purpose": purpose} for name, sizes, purpose in ICONS],
+            "icons": [
+                {"src": static(name), "sizes": sizes, "type": "image/png", "purpose": purpose}
+                for name, sizes, purpose in ICONS
+            ],
         }
     response = JsonResponse(data, content_type="application/manifest+json", json_dumps_params={"ensure_ascii": False})
     patch_cache_control(response, public=True, max_age=3600)

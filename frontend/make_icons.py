@@ -43,11 +43,15 @@ def main() -> None:
 
     source = (HERE / "icon.svg").read_text()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
         for name, size, bleed in ICONS:
             page = browser.new_page(viewport={"width": size, "height": size})
             svg = full_bleed(source) if bleed else source
-            page.set_content(f"<style>html,body{{margin:0;background:transparent}}svg{{display:block;width:{size}px;height:{size}px}}</style>{svg}")
+            page.set_content(
+                f"<style>html,body{{margin:0;background:transparent}}svg{{display:block;width:{size}px;height:{size}px}}</style>{svg}"
+            )
             page.screenshot(path=str(HERE / "icons" / name), omit_background=True)
             page.close()
             print("wrote", HERE / "icons" / name)

@@ -25,17 +25,27 @@ def rules_sentences(rules: Rules) -> list[str]:
         said.append(_("One 52-card deck. Ace counts 1, number cards their number, jack 11, queen 12, king 13."))
     elif rules.ranks == FULL_RANKS and rules.decks == 2:
         said.append(
-            _("Two 52-card decks shuffled together: 104 cards, every card twice. Ace counts 1, number cards their number, jack 11, queen 12, king 13.")
+            _(
+                "Two 52-card decks shuffled together: 104 cards, every card twice. Ace counts 1, number cards their number, jack 11, queen 12, king 13."
+            )
         )
     elif rules.ranks == SHORT_RANKS and rules.decks == 1:
         said.append(
-            _("A 40-card deck: a 52-card deck without the 8s, 9s and 10s. Ace counts 1, number cards their number, jack 8, queen 9, king 10.")
+            _(
+                "A 40-card deck: a 52-card deck without the 8s, 9s and 10s. Ace counts 1, number cards their number, jack 8, queen 9, king 10."
+            )
         )
     else:
         said.append(_("A deck of %(cards)s cards.") % {"cards": rules.deck_size})
-    said.append(_("The pyramid has %(rows)s rows, %(pyramid)s cards; the other %(stock)s cards make the stock.") % values)
+    said.append(
+        _("The pyramid has %(rows)s rows, %(pyramid)s cards; the other %(stock)s cards make the stock.") % values
+    )
     if rules.face_down:
-        said.append(_("Every row but the base is dealt face down; a card turns face up when the two cards resting on it are gone."))
+        said.append(
+            _(
+                "Every row but the base is dealt face down; a card turns face up when the two cards resting on it are gone."
+            )
+        )
     else:
         said.append(_("Every card of the pyramid lies face up."))
     said.append(
@@ -60,7 +70,11 @@ def rules_sentences(rules: Rules) -> list[str]:
             )
         )
     else:
-        said.append(_("Drawn cards go straight onto the waste, one at a time; only the top card of the waste plays with the pyramid."))
+        said.append(
+            _(
+                "Drawn cards go straight onto the waste, one at a time; only the top card of the waste plays with the pyramid."
+            )
+        )
     if rules.draw_only_when_stuck:
         said.append(_("You may draw only when nothing can be removed: no king and no pair among the cards in play."))
     if rules.recycle_needs_removal:
@@ -83,10 +97,14 @@ def rules_sentences(rules: Rules) -> list[str]:
     else:
         said.append(_("One pass through the stock: the waste is never turned back."))
     if rules.house_waste_reach == NEIGHBOURS:
-        said.append(_("The two top cards of the waste may also pair with each other: the second pairs with the top card only."))
+        said.append(
+            _("The two top cards of the waste may also pair with each other: the second pairs with the top card only.")
+        )
     elif rules.house_waste_reach:
         said.append(
-            _("House rule: two cards among the top %(reach)s of the waste may pair with each other; the cards between them stay.")
+            _(
+                "House rule: two cards among the top %(reach)s of the waste may pair with each other; the cards between them stay."
+            )
             % {"reach": rules.house_waste_reach}
         )
     if rules.house_put_back:
@@ -97,7 +115,11 @@ def rules_sentences(rules: Rules) -> list[str]:
             )
         )
     if rules.house_return_three:
-        said.append(_("House rule: once a game, if the first three cards drawn made no pair, you may put them back under the stock."))
+        said.append(
+            _(
+                "House rule: once a game, if the first three cards drawn made no pair, you may put them back under the stock."
+            )
+        )
     said.append(_("You win the moment the pyramid is empty, whatever is left in the stock and the waste."))
     if rules.recycle_needs_removal:
         said.append(
@@ -123,7 +145,10 @@ def rules_sentences(rules: Rules) -> list[str]:
         )
     points = {"pair": PAIR_POINTS, "king": KING_POINTS, "row": ROW_POINTS, "recycle": -RECYCLE_POINTS}
     if rules.row_bonus:
-        scoring = _("Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied") % points
+        scoring = (
+            _("Points: +%(pair)s for each pair, +%(king)s for each king, +%(row)s for each row of the pyramid emptied")
+            % points
+        )
     else:
         scoring = _("Points: +%(pair)s for each pair, +%(king)s for each king") % points
     if rules.recycles:
@@ -141,8 +166,11 @@ def layout_drawing(rules: Rules) -> dict[str, Any]:
         left = (width - (row + 1) * (CARD_W + GAP)) / 2
         face_down = rules.face_down and row < rules.rows - 1
         for column in range(row + 1):
-            cards.append({"x": round(left + column * (CARD_W + GAP) + GAP / 2, 1), "y": row * ROW_STEP, "down": face_down})
+            cards.append(
+                {"x": round(left + column * (CARD_W + GAP) + GAP / 2, 1), "y": row * ROW_STEP, "down": face_down}
+            )
     top = (rules.rows - 1) * ROW_STEP + CARD_H + 12
+
     def pile(x: float, label: str) -> dict[str, Any]:
         return {"x": x, "y": top, "down": not label, "label": label, "tx": x + CARD_W / 2, "ty": top + CARD_H / 2 + 4}
 

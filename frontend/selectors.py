@@ -122,7 +122,15 @@ def score_histogram(*, challenge: DailyChallenge, bins: int = 12) -> dict[str, A
     if challenge.par is not None:
         par_x = round((challenge.par - low + 0.5) / (width * bins) * 240, 1)
     anchor = "middle" if par_x is None or 30 < par_x < 210 else ("start" if par_x <= 30 else "end")
-    return {"bars": bars, "par_x": par_x, "par_anchor": anchor, "par": challenge.par, "total": len(points), "low": low, "high": low + width * bins - 1}
+    return {
+        "bars": bars,
+        "par_x": par_x,
+        "par_anchor": anchor,
+        "par": challenge.par,
+        "total": len(points),
+        "low": low,
+        "high": low + width * bins - 1,
+    }
 
 
 def played_calendar(*, player_id: int, months: int = 3) -> list[dict[str, Any]]:

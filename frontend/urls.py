@@ -30,7 +30,8 @@ urlpatterns = [
     path(
         "password/reset/<uidb64>/<token>/",
         auth_views.PasswordResetConfirmView.as_view(
-            template_name="frontend/password_reset_confirm.html", success_url=reverse_lazy("frontend:password-reset-done")
+            template_name="frontend/password_reset_confirm.html",
+            success_url=reverse_lazy("frontend:password-reset-done"),
         ),
         name="password-reset-confirm",
     ),

@@ -60,7 +60,9 @@ def home(request: HttpRequest) -> HttpResponse:
         "variant": {"preset": variant, "label": selectors.preset_label(variant)} if variant else None,
         "rows": selectors.home_rows(player=request.user),
         "seconds_left": selectors.seconds_to_next_day(),
-        "streaks": board_selectors.player_streaks(player_id=request.user.pk) if request.user.is_authenticated and not _is_guest(request.user) else None,
+        "streaks": board_selectors.player_streaks(player_id=request.user.pk)
+        if request.user.is_authenticated and not _is_guest(request.user)
+        else None,
     }
     return render(request, "frontend/home.html", context)
 
@@ -92,13 +94,17 @@ def _claimed(request: HttpRequest, guest: Any, player: Any) -> None:
     if claim.kept:
         messages.success(
             request,
-            ngettext("Your game as a guest is yours now.", "Your %(n)s games as a guest are yours now.", len(claim.kept))
+            ngettext(
+                "Your game as a guest is yours now.", "Your %(n)s games as a guest are yours now.", len(claim.kept)
+            )
             % {"n": len(claim.kept)},
         )
     for game in claim.left:
         messages.warning(
             request,
-            _("You had already played %(variant)s today with this account: that game counts, not the one you played as a guest.")
+            _(
+                "You had already played %(variant)s today with this account: that game counts, not the one you played as a guest."
+            )
             % {"variant": selectors.preset_label(game.challenge.preset)},
         )
 
@@ -170,7 +176,9 @@ class SignIn(auth_views.LoginView):
 
 def _next_or(request: HttpRequest, default: str) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return default
 
@@ -341,7 +349,8 @@ def ranked_start(request: HttpRequest, challenge_id: int) -> HttpResponse:
             return render(request, "frontend/refused.html", {"message": message}, status=error.status_code)
         login(request, guest, backend=BACKEND)
     return _start(
-        request, lambda: game_services.game_ranked_start(challenge_id=challenge_id, player=request.user, origin=origin)[0]
+        request,
+        lambda: game_services.game_ranked_start(challenge_id=challenge_id, player=request.user, origin=origin)[0],
     )
 
 
@@ -400,14 +409,20 @@ def watch(request: HttpRequest, game_id: int) -> HttpResponse:
     game = Game.objects.select_related("challenge", "player").filter(pk=game_id).first()
     if game is None:
         raise Http404
-    return render(request, "frontend/watch.html", {"game": game, "label": selectors.preset_label(game.challenge.preset)})
+    return render(
+        request, "frontend/watch.html", {"game": game, "label": selectors.preset_label(game.challenge.preset)}
+    )
 
 
 def room(request: HttpRequest, challenge_id: int) -> HttpResponse:
     challenge = DailyChallenge.objects.filter(pk=challenge_id).first()
     if challenge is None:
         raise Http404
-    context = {"challenge": challenge, "label": selectors.preset_label(challenge.preset), "fairness": selectors.fairness(challenge)}
+    context = {
+        "challenge": challenge,
+        "label": selectors.preset_label(challenge.preset),
+        "fairness": selectors.fairness(challenge),
+    }
     return render(request, "frontend/room.html", context)
 
 
@@ -454,12 +469,16 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
         "page": page,
         "my_rank": me["rank"] if me else None,
         #: My row again under the table when the page does not reach it.
-        "me_below": me if me and me["rank"] and all(e["player_id"] != me["player_id"] for e in page["entries"]) else None,
+        "me_below": me
+        if me and me["rank"] and all(e["player_id"] != me["player_id"] for e in page["entries"])
+        else None,
         #: My scores here that do not rank, and why (only I see them).
         "withheld": me["withheld"] if me else [],
         "followed": followed,
         "follows_anyone": bool(followed),
-        "histogram": selectors.score_histogram(challenge=challenge) if challenge and kind == "today" and view == "everyone" else None,
+        "histogram": selectors.score_histogram(challenge=challenge)
+        if challenge and kind == "today" and view == "everyone"
+        else None,
     }
     return render(request, "frontend/leaderboards.html", context)
 
@@ -475,7 +494,9 @@ def profile(request: HttpRequest) -> HttpResponse:
         "preset_streaks": [{**asdict(s), "label": selectors.preset_label(s.preset)} for s in streaks.presets],
         "history": history,
         "months": selectors.played_calendar(player_id=account_of(request).pk),
-        "share_url": request.build_absolute_uri(reverse("frontend:follow-link", args=[account_of(request).follow_token])),
+        "share_url": request.build_absolute_uri(
+            reverse("frontend:follow-link", args=[account_of(request).follow_token])
+        ),
         "following": account_selectors.follows_list(follower_id=account_of(request).pk),
         "follow_limit": settings.FOLLOWS_PER_USER,
     }

@@ -22,7 +22,10 @@ from .selectors import local_today
 
 class ChallengeScheduleForm(forms.ModelForm):
     seed = forms.IntegerField(
-        required=False, min_value=0, max_value=SEED_BOUND - 1, help_text="Leave empty: the solver finds a secret seed whose deal it proves winnable."
+        required=False,
+        min_value=0,
+        max_value=SEED_BOUND - 1,
+        help_text="Leave empty: the solver finds a secret seed whose deal it proves winnable.",
     )
 
     class Meta:
@@ -84,9 +87,14 @@ class DailyChallengeAdmin(admin.ModelAdmin):
         # A deal that cannot be played as scheduled is said at the top of the list, not only in a column.
         today = local_today()
         for challenge in DailyChallenge.objects.filter(date__gte=today).filter(
-            Q(verdict=DailyChallenge.Verdict.UNWINNABLE) | Q(status__in=[DailyChallenge.Status.FAILED, DailyChallenge.Status.UNKNOWN])
+            Q(verdict=DailyChallenge.Verdict.UNWINNABLE)
+            | Q(status__in=[DailyChallenge.Status.FAILED, DailyChallenge.Status.UNKNOWN])
         ):
-            problem = "its deal is unwinnable" if challenge.verdict == DailyChallenge.Verdict.UNWINNABLE else f"its verification is {challenge.status}"
+            problem = (
+                "its deal is unwinnable"
+                if challenge.verdict == DailyChallenge.Verdict.UNWINNABLE
+                else f"its verification is {challenge.status}"
+            )
             if challenge.games.exists():
                 self.message_user(request, f"{challenge}: {problem}, and it has games already.", messages.WARNING)
                 continue
@@ -169,10 +177,29 @@ class MoveInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "challenge", "player", "ranked", "rules_version", "outcome", "move_count", "score", "started_at", "finished_at")
+    list_display = (
+        "id",
+        "challenge",
+        "player",
+        "ranked",
+        "rules_version",
+        "outcome",
+        "move_count",
+        "score",
+        "started_at",
+        "finished_at",
+    )
     list_filter = ("ranked", "outcome", "challenge__preset")
     search_fields = ("player__username", "player__display_name")
-    readonly_fields = ("challenge", "player", "ranked", "rules_version", "outcome", "move_count", "score", "started_at", "finished_at")
+    readonly_fields = (
+        "challenge",
+        "player",
+        "ranked",
+        "rules_version",
+        "outcome",
+        "move_count",
+        "score",
+        "started_at",
+        "finished_at",
+    )
     inlines = [MoveInline]
-
-

@@ -118,7 +118,9 @@ class GameRankedStartApi(APIView):
     @extend_schema(request=None, responses={200: GameOutputSerializer, 201: GameOutputSerializer})
     def post(self, request: Request, challenge_id: int) -> Response:
         require_no_body(request)
-        play, created = services.game_ranked_start(challenge_id=challenge_id, player=request.user, origin=origin_of(request))
+        play, created = services.game_ranked_start(
+            challenge_id=challenge_id, player=request.user, origin=origin_of(request)
+        )
         return _game(play, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
@@ -128,7 +130,9 @@ class GamePracticeStartApi(APIView):
     @extend_schema(request=None, responses={201: GameOutputSerializer})
     def post(self, request: Request, challenge_id: int) -> Response:
         require_no_body(request)
-        return _game(services.game_practice_start(challenge_id=challenge_id, player=request.user), status.HTTP_201_CREATED)
+        return _game(
+            services.game_practice_start(challenge_id=challenge_id, player=request.user), status.HTTP_201_CREATED
+        )
 
 
 class GameDetailApi(APIView):
@@ -224,5 +228,3 @@ class GameReviewApi(APIView):
             "seconds": result.seconds,
         }
         return Response(body)
-
-

@@ -90,7 +90,7 @@ def query_version(value: str | None) -> int | None:
 def field_move(content: dict[str, Any]) -> str:
     value = content.get("move")
     if not isinstance(value, str) or not 0 < len(value) <= 16:
-        raise BadMessage("'move' must be a move in the engine's notation, such as \"D\" or \"7.1+S\"")
+        raise BadMessage('\'move\' must be a move in the engine\'s notation, such as "D" or "7.1+S"')
     return value
 
 
@@ -267,7 +267,10 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         self._problem = ""
         if text_data is None:
             self._problem = "send JSON objects in text frames"
-        elif len(text_data) > settings.LIVE_MAX_MESSAGE_BYTES or len(text_data.encode()) > settings.LIVE_MAX_MESSAGE_BYTES:
+        elif (
+            len(text_data) > settings.LIVE_MAX_MESSAGE_BYTES
+            or len(text_data.encode()) > settings.LIVE_MAX_MESSAGE_BYTES
+        ):
             self._problem = f"a message may have at most {settings.LIVE_MAX_MESSAGE_BYTES} bytes"
         else:
             try:
@@ -297,7 +300,12 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
 
 def _reply(play: services.Play, ref: str | None) -> dict[str, Any]:
-    return {"type": "move.ok", "ref": ref, "version": play.game.move_count, "game": live.game_json(play.game, play.state)}
+    return {
+        "type": "move.ok",
+        "ref": ref,
+        "version": play.game.move_count,
+        "game": live.game_json(play.game, play.state),
+    }
 
 
 def _play_reply(call: Callable[..., services.Play], ref: str | None, **kwargs: Any) -> dict[str, Any]:
@@ -430,7 +438,9 @@ class GameConsumer(LiveConsumer):
 
     async def on_replay(self, content: dict[str, Any], ref: str | None) -> None:
         if self.view != live.FULL:
-            raise SpoilerRefused("finish your own ranked game of this challenge first: until then you see summaries only")
+            raise SpoilerRefused(
+                "finish your own ranked game of this challenge first: until then you see summaries only"
+            )
         replay = await db_call(live.game_replay)(game_id=self.game_id)
         await self.send_json({**replay, "ref": ref})
 

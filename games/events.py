@@ -87,7 +87,13 @@ RACE_SUMMARY_SCHEMA = {
 GAME_VIEW_SCHEMA = {
     "type": "object",
     "required": ["id", "challenge", "ranked", "outcome", "moves", "score", "started_at", "finished_at", "state"],
-    "properties": {"id": _INT, "moves": _INT, "score": _INT, "outcome": {"enum": _OUTCOMES}, "state": {"type": "object"}},
+    "properties": {
+        "id": _INT,
+        "moves": _INT,
+        "score": _INT,
+        "outcome": {"enum": _OUTCOMES},
+        "state": {"type": "object"},
+    },
 }
 _TOP = {
     "type": "array",
@@ -145,9 +151,7 @@ SCHEMAS: dict[tuple[str, int], dict[str, Any]] = {
     ("race.progress", 1): _event(
         "race.progress", {"race": _STR, "version": _INT, "player": _PLAYER, "summary": RACE_SUMMARY_SCHEMA}
     ),
-    ("race.finished", 1): _event(
-        "race.finished", {"race": _STR, "version": _INT, "results": _RESULTS, "seed": _STR}
-    ),
+    ("race.finished", 1): _event("race.finished", {"race": _STR, "version": _INT, "results": _RESULTS, "seed": _STR}),
     ("race.rematch", 1): _event("race.rematch", {"race": _STR, "version": _INT, "rematch": _STR, "host": _PLAYER}),
 }
 
@@ -169,7 +173,11 @@ Encoded = dict[str, Any]
 def encode(event: dict[str, Any], text: str | None = None) -> Encoded:
     """An event as it travels: its type and version for the consumers, and its text for the client
     (``text``, when the caller has written it already)."""
-    return {"type": event["type"], "version": event.get("version"), "text": jsontext.dumps(event) if text is None else text}
+    return {
+        "type": event["type"],
+        "version": event.get("version"),
+        "text": jsontext.dumps(event) if text is None else text,
+    }
 
 
 def _by_group(sends: list[tuple[str, Encoded]]) -> dict[str, list[Encoded]]:
@@ -579,12 +587,25 @@ def challenge_changes(challenge_id: int, *, leaderboard: bool) -> tuple[tuple[st
     def send() -> None:
         from .live import challenge_stats, challenge_top
 
-        sends = [(challenge_group(challenge_id), {"type": "challenge.stats", "v": 1, "challenge": challenge_id,
-                                                  **challenge_stats(challenge_id=challenge_id)})]
+        sends = [
+            (
+                challenge_group(challenge_id),
+                {
+                    "type": "challenge.stats",
+                    "v": 1,
+                    "challenge": challenge_id,
+                    **challenge_stats(challenge_id=challenge_id),
+                },
+            )
+        ]
         if leaderboard:
             top = challenge_top(challenge_id=challenge_id)
-            sends.append((challenge_group(challenge_id), {"type": "leaderboard.changed", "v": 1,
-                                                          "challenge": challenge_id, **top}))
+            sends.append(
+                (
+                    challenge_group(challenge_id),
+                    {"type": "leaderboard.changed", "v": 1, "challenge": challenge_id, **top},
+                )
+            )
         _send_now(sends)
 
     return ("challenge-room", challenge_id, leaderboard), send

@@ -192,7 +192,9 @@ _by_loop: dict[asyncio.AbstractEventLoop, Connections] = {}
 
 
 def loop_connections() -> Connections:
-    return of_loop(_by_loop, asyncio.get_running_loop(), lambda: Connections(settings.LIVE_MOVE_CONNECTIONS), Connections.close)
+    return of_loop(
+        _by_loop, asyncio.get_running_loop(), lambda: Connections(settings.LIVE_MOVE_CONNECTIONS), Connections.close
+    )
 
 
 def close_all() -> None:
@@ -218,7 +220,9 @@ class LoopMove:
 
     def answer(self, ref: str | None) -> str:
         """The ``move.ok`` message, as ``jsontext.dumps`` writes it, with the view encoded once for it and the events."""
-        return events.with_view({"type": "move.ok", "ref": ref, "version": self.version, "game": None}, "game", self.view_text)
+        return events.with_view(
+            {"type": "move.ok", "ref": ref, "version": self.version, "game": None}, "game", self.view_text
+        )
 
     def publish(self) -> None:
         events.enqueue(self.sends)
@@ -271,8 +275,13 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
     if plan.ends and game.ranked:
         # as the locked path's ``score_record`` and ``publish_game_finished`` ask for them
         assert game.player_id is not None, "a ranked game is its player's"
-        score = Score(pk=written, player_id=game.player_id, challenge_id=game.challenge_id,
-                      date=plan.facts.challenge_date, preset=plan.facts.preset)
+        score = Score(
+            pk=written,
+            player_id=game.player_id,
+            challenge_id=game.challenge_id,
+            date=plan.facts.challenge_date,
+            preset=plan.facts.preset,
+        )
         jobs = (*score_written_jobs(score), events.challenge_changes(game.challenge_id, leaderboard=True))
     metrics.move_applied("loop", play.state.deal.rules.name, time.perf_counter() - started)
     return LoopMove(play, view_text, sends, jobs)

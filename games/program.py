@@ -43,7 +43,13 @@ def seconds_to_next_round(now: dt.datetime) -> float:
 async def fill_once() -> int:
     """One round: run the fill command to its end; its exit status (0 also when another process held the lock)."""
     child = await asyncio.create_subprocess_exec(
-        sys.executable, str(MANAGE), "program_fill", "--days", str(DAYS), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        sys.executable,
+        str(MANAGE),
+        "program_fill",
+        "--days",
+        str(DAYS),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
     )
     try:
         output, _ = await child.communicate()

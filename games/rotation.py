@@ -52,7 +52,9 @@ def presets_on(date: dt.date) -> list[str]:
 
 def program(*, start: dt.date, days: int) -> list[tuple[dt.date, list[str]]]:
     """The program of ``days`` days from ``start``: each date with its presets."""
-    return [(start + dt.timedelta(days=offset), presets_on(start + dt.timedelta(days=offset))) for offset in range(days)]
+    return [
+        (start + dt.timedelta(days=offset), presets_on(start + dt.timedelta(days=offset))) for offset in range(days)
+    ]
 
 
 def check_rotation(**kwargs: Any) -> list[checks.CheckMessage]:

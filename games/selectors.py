@@ -215,8 +215,14 @@ def game_hint(*, game: Game) -> HintResult:
     # from version 3 egyptian's two top waste cards pair, which changes what can be won)
     deal, moves = game.deal, [str(move) for move in game_moves(game)]
     answer = solving.answered(
-        "hint", solver_jobs.hint_job, game.challenge.preset, deal, moves,
-        player_id=game.player_id, time_limit=settings.PIRAMIDE_HINT_TIME_LIMIT, verdict="verdict",
+        "hint",
+        solver_jobs.hint_job,
+        game.challenge.preset,
+        deal,
+        moves,
+        player_id=game.player_id,
+        time_limit=settings.PIRAMIDE_HINT_TIME_LIMIT,
+        verdict="verdict",
     )
     return HintResult(answer["verdict"], answer["move"])
 
@@ -246,8 +252,14 @@ def game_review(*, game: Game) -> ReviewResult:
         raise NotAllowed("a review is for a finished game: finish or resign it first")
     deal, moves = game.deal, [str(move) for move in game_moves(game)]
     answer = solving.answered(
-        "review", solver_jobs.review_job, game.challenge.preset, deal, moves,
-        player_id=game.player_id, time_limit=settings.PIRAMIDE_REVIEW_TIME_LIMIT, verdict="start_verdict",
+        "review",
+        solver_jobs.review_job,
+        game.challenge.preset,
+        deal,
+        moves,
+        player_id=game.player_id,
+        time_limit=settings.PIRAMIDE_REVIEW_TIME_LIMIT,
+        verdict="start_verdict",
     )
     public = challenge_is_over(game.challenge)
     return ReviewResult(

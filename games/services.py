@@ -70,7 +70,9 @@ def draw_seed() -> int:
     return secrets.randbelow(SEED_BOUND)
 
 
-def _verify_deal(preset: str, seed: int, rules_version: int = RULES_VERSION, *, time_limit: float | None = None) -> dict[str, Any]:
+def _verify_deal(
+    preset: str, seed: int, rules_version: int = RULES_VERSION, *, time_limit: float | None = None
+) -> dict[str, Any]:
     """Solve a deal and, if winnable, find its par under ``rules_version``: the fields a verification
     writes.  Each search gets ``time_limit`` seconds (``PIRAMIDE_SOLVE_TIME_LIMIT`` unless given)."""
     from games.engine.solver import Verdict, solve, solve_par
@@ -146,7 +148,9 @@ def challenge_schedule(*, date: dt.date, preset: str, seed: int | None = None) -
         raise BadRequest(f"a seed is a whole number from 0 to {SEED_BOUND - 1}")
     try:
         with transaction.atomic():
-            challenge = DailyChallenge.objects.create(date=date, preset=preset, seed=seed, **commitment_fields(preset, seed))
+            challenge = DailyChallenge.objects.create(
+                date=date, preset=preset, seed=seed, **commitment_fields(preset, seed)
+            )
             if drawn:
                 _enqueue_replacement(challenge.pk)
             else:
@@ -195,7 +199,12 @@ def challenges_requeue_stuck(*, now: dt.datetime | None = None) -> list[int]:
             )
         )
         for challenge in stuck:
-            log.warning("challenge %s has been %s since %s: verifying it again", challenge.pk, challenge.status, challenge.verify_requested_at)
+            log.warning(
+                "challenge %s has been %s since %s: verifying it again",
+                challenge.pk,
+                challenge.status,
+                challenge.verify_requested_at,
+            )
             challenge.status, challenge.verify_requested_at = DailyChallenge.Status.PENDING, now
             challenge.save(update_fields=["status", "verify_requested_at"])
             _enqueue_verification(challenge.pk)
@@ -461,7 +470,9 @@ def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
                 score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
         except IntegrityError:
             # the caller's transaction is rolled back with this: the game stays as it was
-            raise Conflict("a score of yours on this challenge is already recorded: this game cannot end with another") from None
+            raise Conflict(
+                "a score of yours on this challenge is already recorded: this game cannot end with another"
+            ) from None
 
 
 def finished_outcome(state: EngineGame) -> str:
@@ -503,7 +514,9 @@ def _remember_committed(game: Game, state: EngineGame) -> None:
         positions.hint_drop("game", game.pk)
     else:
         challenge = game.challenge
-        facts = GameFacts(game.player_id, game.challenge_id, game.ranked, game.started_at, challenge.date, challenge.preset)
+        facts = GameFacts(
+            game.player_id, game.challenge_id, game.ranked, game.started_at, challenge.date, challenge.preset
+        )
         positions.hint_set("game", game.pk, positions.Hint(game.version, game.move_count, facts))
     positions.remember(positions.key_of("game", game.pk, game.started_at, game.version, game.move_count), state)
 
@@ -542,7 +555,9 @@ def _move_write(plan: HintedMove, now: dt.datetime) -> bool:
             pk=plan.game_id, version=version, move_count=moves, outcome=Game.Outcome.IN_PROGRESS
         ).update(move_count=moves + 1, version=version + 1)
         if updated:
-            Move.objects.create(game_id=plan.game_id, number=moves + 1, notation=str(plan.after.moves[-1]), created_at=now)
+            Move.objects.create(
+                game_id=plan.game_id, number=moves + 1, notation=str(plan.after.moves[-1]), created_at=now
+            )
         return bool(updated)
 
 
@@ -591,7 +606,16 @@ class MoveRow(NamedTuple):
     def args(self) -> list[Any]:
         """The parameters of ``MOVE_WRITE_SQL``."""
         moves = self.moves
-        return [moves + 1, self.version + 1, self.game_id, self.version, moves, moves + 1, self.notation, self.created_at]
+        return [
+            moves + 1,
+            self.version + 1,
+            self.game_id,
+            self.version,
+            moves,
+            moves + 1,
+            self.notation,
+            self.created_at,
+        ]
 
     @staticmethod
     def batch_args(rows: Sequence[MoveRow]) -> list[list[Any]]:
@@ -613,7 +637,9 @@ WITH moved AS (
     SELECT id, %s, %s, %s FROM moved
 )"""
 MOVE_END_SQL = _MOVE_END_HEAD + "\nSELECT id FROM moved\n"
-MOVE_END_RANKED_SQL = _MOVE_END_HEAD + f""", scored AS (
+MOVE_END_RANKED_SQL = (
+    _MOVE_END_HEAD
+    + f""", scored AS (
     INSERT INTO {Score._meta.db_table}
         (player_id, challenge_id, game_id, date, preset, points, moves, won, finished_at, standing, standing_reason)
     SELECT u.id, %s, moved.id, %s, %s, %s, %s, %s, %s, {STANDING_AT_WRITE_SQL}, {STANDING_REASON_AT_WRITE_SQL}
@@ -622,6 +648,7 @@ MOVE_END_RANKED_SQL = _MOVE_END_HEAD + f""", scored AS (
 )
 SELECT id FROM scored
 """
+)
 
 
 @dataclass(frozen=True)
@@ -665,8 +692,17 @@ class HintedMove:
         moves, facts = self.seen, self.facts
         points = self.points
         args: list[Any] = [
-            moves + 1, self.version + 1, self.outcome, now, points, self.game_id, self.version, moves,
-            moves + 1, str(self.after.moves[-1]), now,
+            moves + 1,
+            self.version + 1,
+            self.outcome,
+            now,
+            points,
+            self.game_id,
+            self.version,
+            moves,
+            moves + 1,
+            str(self.after.moves[-1]),
+            now,
         ]
         if facts.ranked:
             won = self.outcome == Game.Outcome.WON
@@ -735,10 +771,16 @@ def move_from_hint_play(plan: HintedMove, now: dt.datetime | None = None) -> Pla
     facts = plan.facts
     ends = plan.ends
     game = Game(
-        pk=plan.game_id, challenge_id=facts.challenge_id, player_id=facts.player_id, ranked=facts.ranked,
-        outcome=plan.outcome if ends else Game.Outcome.IN_PROGRESS, move_count=plan.seen + 1,
-        version=plan.version + 1, score=plan.points if ends else None,
-        started_at=facts.started_at, finished_at=now if ends else None,
+        pk=plan.game_id,
+        challenge_id=facts.challenge_id,
+        player_id=facts.player_id,
+        ranked=facts.ranked,
+        outcome=plan.outcome if ends else Game.Outcome.IN_PROGRESS,
+        move_count=plan.seen + 1,
+        version=plan.version + 1,
+        score=plan.points if ends else None,
+        started_at=facts.started_at,
+        finished_at=now if ends else None,
     )
     if getattr(plan.player, "display_name", None) is not None:
         cache_related(game, "player", plan.player)  # the owner: summaries need no query for the name

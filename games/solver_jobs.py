@@ -103,7 +103,12 @@ def review_job(deal: Deal, moves: Sequence[str], time_limit: float, cpu_limit: f
         with cpu_budget(cpu_limit):
             result = review(deal, [parse_move(text) for text in moves], time_limit=time_limit)
     except CpuLimitExceeded:
-        return {"start_verdict": Verdict.UNKNOWN.value, "point_of_no_return": None, "line": [], "seconds": float(time_limit)}
+        return {
+            "start_verdict": Verdict.UNKNOWN.value,
+            "point_of_no_return": None,
+            "line": [],
+            "seconds": float(time_limit),
+        }
     return {
         "start_verdict": result.start_verdict.value,
         "point_of_no_return": result.point_of_no_return,

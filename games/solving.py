@@ -82,7 +82,15 @@ def cache_set(key: str, value: Any, *, decided: bool) -> None:
 
 
 def answered(
-    kind: str, job: Callable[..., Any], preset: str, deal: Deal, moves: list[str], *, player_id: int | None, time_limit: float, verdict: str
+    kind: str,
+    job: Callable[..., Any],
+    preset: str,
+    deal: Deal,
+    moves: list[str],
+    *,
+    player_id: int | None,
+    time_limit: float,
+    verdict: str,
 ) -> Any:
     """The answer to one ``kind`` of question about the position ``moves`` reach: from the cache,
     or searched by ``job`` within the caps (``run``) and kept, for long once its ``verdict`` field
@@ -169,7 +177,8 @@ def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: 
     if full:
         if player_id is not None and full == 1:
             raise SolverThrottled(
-                f"you have {settings.SOLVER_JOBS_PER_USER} solver searches running: try again in {retry} s", retry_after=retry
+                f"you have {settings.SOLVER_JOBS_PER_USER} solver searches running: try again in {retry} s",
+                retry_after=retry,
             )
         raise SolverBusy(f"the solver is busy: try again in {retry} s", retry_after=retry)
     release = True

@@ -97,7 +97,9 @@ class WeekPageInputSerializer(PageInputSerializer):
     def validate_date(self, value: dt.date) -> dt.date:
         first, last = selectors.week_days_open()
         if not first <= value <= last:
-            raise serializers.ValidationError(f"choose a day from {first} to {last}: there are no week boards outside them")
+            raise serializers.ValidationError(
+                f"choose a day from {first} to {last}: there are no week boards outside them"
+            )
         return value
 
 
@@ -142,7 +144,11 @@ def _answer(request: Request, board: Board, query: dict[str, Any] | None = None)
         page = selectors.leaderboard_page(board=board, offset=query["offset"], limit=query["limit"])
         mine = selectors.leaderboard_around(board=board, player_id=user.pk, radius=0) if user.is_authenticated else None
         ranked = mine["entries"][0] if mine and mine["entries"] else None
-        me = selectors.own_entry(board=board, player_id=account_of(request).pk, ranked=ranked) if mine is not None else None
+        me = (
+            selectors.own_entry(board=board, player_id=account_of(request).pk, ranked=ranked)
+            if mine is not None
+            else None
+        )
         body = {**page, "my_rank": mine["rank"] if mine else None, "me": me}
     return Response(LeaderboardOutputSerializer({**body, "view": "everyone"}).data)
 

@@ -99,4 +99,8 @@ def entry_of(row: dict[str, Any]) -> Entry:
 
 
 def boards_of(score: Score) -> list[Board]:
-    return [Board.for_challenge(score.challenge_id), Board.for_week(score.preset, score.date), Board.all_time(score.preset)]
+    return [
+        Board.for_challenge(score.challenge_id),
+        Board.for_week(score.preset, score.date),
+        Board.all_time(score.preset),
+    ]

@@ -45,11 +45,17 @@ class Score(models.Model):
     finished_at = models.DateTimeField()
     #: Set when the score is written (``provisional`` for an account younger than the challenge or
     #: with no verified e-mail address, ``excluded`` for an account staff marked, else ``good``), then by fair play and by staff.
-    standing = models.CharField(max_length=12, choices=Standing.choices, default=Standing.GOOD, db_default=Standing.GOOD)
-    standing_reason = models.CharField(max_length=16, choices=StandingReason.choices, blank=True, default="", db_default="")
+    standing = models.CharField(
+        max_length=12, choices=Standing.choices, default=Standing.GOOD, db_default=Standing.GOOD
+    )
+    standing_reason = models.CharField(
+        max_length=16, choices=StandingReason.choices, blank=True, default="", db_default=""
+    )
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["player", "challenge"], name="one_score_per_player_and_challenge")]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "challenge"], name="one_score_per_player_and_challenge")
+        ]
         indexes = [
             models.Index(fields=["challenge", "-points", "moves", "finished_at"], name="score_challenge_rank"),
             models.Index(fields=["preset", "date"], name="score_preset_date"),

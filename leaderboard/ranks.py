@@ -255,14 +255,18 @@ class RedisRanks:
         for player_id in player_ids:
             self._drop_entry(keys=keys, args=[player_id], client=pipe)
         for entry in entries:
-            self._set_entry(keys=keys, args=[entry.player_id, _member(entry), _score(entry), entry.version], client=pipe)
+            self._set_entry(
+                keys=keys, args=[entry.player_id, _member(entry), _score(entry), entry.version], client=pipe
+            )
         pipe.execute()
 
     def _write(self, board: Board, entries: list[Entry]) -> None:
         keys = self._keys(board)
         pipe = self.client.pipeline(transaction=False)
         for entry in entries:
-            self._set_entry(keys=keys, args=[entry.player_id, _member(entry), _score(entry), entry.version], client=pipe)
+            self._set_entry(
+                keys=keys, args=[entry.player_id, _member(entry), _score(entry), entry.version], client=pipe
+            )
         pipe.execute()
 
     def _rebuild_alone(self, board: Board) -> bool:
@@ -373,7 +377,9 @@ class ResilientRanks:
             try:
                 self.primary.client.delete(self.primary._built_key(board))
             except redis.RedisError:
-                log.error("could not unmark %s either: run `manage.py leaderboards_invalidate` when Redis is back", board.key)
+                log.error(
+                    "could not unmark %s either: run `manage.py leaderboards_invalidate` when Redis is back", board.key
+                )
 
     def rebuild(self, board: Board) -> int:
         return self.primary.rebuild(board)
@@ -383,4 +389,3 @@ def rank_store() -> RankStore:
     if settings.LEADERBOARD_BACKEND == "redis":
         return ResilientRanks(RedisRanks(redis_client(settings.REDIS_URL), settings.LEADERBOARD_KEY_PREFIX))
     return DatabaseRanks()
-

@@ -58,8 +58,7 @@ def standing_text(standing: str, reason: str) -> str:
             "from your profile: your scores of days not yet over then rank at once."
         ),
         StandingReason.SIGNALS: _(
-            "In review: our fair-play checks asked staff to look at this game. It ranks as soon as "
-            "they clear it."
+            "In review: our fair-play checks asked staff to look at this game. It ranks as soon as they clear it."
         ),
         StandingReason.EXCLUDED: _("Excluded by staff after a fair-play review: kept in your history, not ranked."),
         StandingReason.ACCOUNT_MARKED: _(
@@ -155,7 +154,9 @@ def leaderboard_following(
     players = [viewer_id, *followed_ids(follower_id=viewer_id)]
     entries = rank_store().entries_of(board, players)
     rows = _rows(entries, 1)
-    mine = own_entry(board=board, player_id=viewer_id, ranked=next((row for row in rows if row["player_id"] == viewer_id), None))
+    mine = own_entry(
+        board=board, player_id=viewer_id, ranked=next((row for row in rows if row["player_id"] == viewer_id), None)
+    )
     if around_radius is not None:
         if mine is None or mine["rank"] is None:
             shown: list[dict[str, Any]] = []
@@ -263,7 +264,9 @@ def player_streaks(*, player_id: int, today: dt.date | None = None) -> Streaks:
     first = min(date for date, _, _ in rows)
     program: dict[dt.date, set[str]] = {}
     by_preset: dict[str, list[dt.date]] = {}
-    for date, preset in DailyChallenge.objects.filter(date__gte=first, date__lte=today).order_by("date").values_list("date", "preset"):
+    for date, preset in (
+        DailyChallenge.objects.filter(date__gte=first, date__lte=today).order_by("date").values_list("date", "preset")
+    ):
         program.setdefault(date, set()).add(preset)
         by_preset.setdefault(preset, []).append(date)
     played_of: dict[str, set[dt.date]] = {}

@@ -69,7 +69,11 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
 
     assert game.player_id is not None and game.finished_at is not None, "a score is its player's finished game's"
     challenge = game.challenge
-    player = get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at", "guest").get(pk=game.player_id)
+    player = (
+        get_user_model()
+        .objects.only("marked", "date_joined", "email", "email_verified_at", "guest")
+        .get(pk=game.player_id)
+    )
     standing, reason = standing_at_write(
         marked=player.marked,
         joined=player.date_joined,
@@ -147,9 +151,13 @@ def scores_claim(*, score_ids: list[int], player_id: int) -> int:
     """
     from games.selectors import challenge_day_start
 
-    player = get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at", "guest").get(pk=player_id)
+    player = (
+        get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at", "guest").get(pk=player_id)
+    )
     with transaction.atomic():
-        scores = list(Score.objects.select_for_update().select_related("challenge").filter(pk__in=score_ids).order_by("pk"))
+        scores = list(
+            Score.objects.select_for_update().select_related("challenge").filter(pk__in=score_ids).order_by("pk")
+        )
         players: dict[Board, set[int]] = {}
         for score in scores:
             for board in boards_of(score):

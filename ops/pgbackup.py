@@ -30,8 +30,19 @@ ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_ENGINES = ("django.db.backends.postgresql", "django.contrib.gis.db.backends.postgis")
 #: DATABASE_URL query options that libpq understands (the others are Django's or psycopg's own).
 LIBPQ_OPTIONS = {
-    "sslmode", "sslrootcert", "sslcert", "sslkey", "sslcrl", "sslpassword", "connect_timeout",
-    "application_name", "options", "target_session_attrs", "gssencmode", "channel_binding", "passfile",
+    "sslmode",
+    "sslrootcert",
+    "sslcert",
+    "sslkey",
+    "sslcrl",
+    "sslpassword",
+    "connect_timeout",
+    "application_name",
+    "options",
+    "target_session_attrs",
+    "gssencmode",
+    "channel_binding",
+    "passfile",
 }
 
 
@@ -95,7 +106,10 @@ def tool(name: str) -> str:
 def run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0:
-        shown = [part if not part.startswith(("host=", "dbname=", "user=", "port=")) else "<DATABASE_URL>" for part in command]
+        shown = [
+            part if not part.startswith(("host=", "dbname=", "user=", "port=")) else "<DATABASE_URL>"
+            for part in command
+        ]
         raise Refused(f"{Path(command[0]).name} failed ({' '.join(shown)}):\n{result.stderr.strip()}")
     return result
 
@@ -146,8 +160,18 @@ def restore(config: dict[str, Any], file: Path) -> None:
     run([tool("pg_restore"), "--list", str(file)], env)  # refuses anything that is not a custom-format dump
     created = ensure_database(config)
     run(
-        [tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--no-privileges", "--single-transaction",
-         "--exit-on-error", "--dbname", conninfo, str(file)],
+        [
+            tool("pg_restore"),
+            "--clean",
+            "--if-exists",
+            "--no-owner",
+            "--no-privileges",
+            "--single-transaction",
+            "--exit-on-error",
+            "--dbname",
+            conninfo,
+            str(file),
+        ],
         env,
     )
     print(f"restored {file} into {where(config)}" + (" (created)" if created else " (its previous tables replaced)"))

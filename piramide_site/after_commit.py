@@ -88,6 +88,7 @@ class _Queue:
             # thread may not touch the database), while the loop waits; a job already on the pool
             # finishes there
             waiting, self.jobs = list(self.jobs.items()), {}
+
             def run_waiting() -> None:
                 for key, job in waiting:
                     run(key, job)

@@ -71,7 +71,9 @@ def _visibility_timeout(sender: Celery, **kwargs: object) -> None:
     value = os.environ.get("CELERY_BROKER_VISIBILITY_TIMEOUT")
     if not value:
         return
-    sender.conf.broker_transport_options = visibility_timeout_from_env(value, dict(sender.conf.broker_transport_options or {}))
+    sender.conf.broker_transport_options = visibility_timeout_from_env(
+        value, dict(sender.conf.broker_transport_options or {})
+    )
     limit = sender.conf.task_time_limit
     if limit and float(value) <= limit:
         log.warning(

@@ -21,7 +21,9 @@ def settle() -> None:
         return
     from django.urls import get_resolver
 
-    _ = get_resolver().url_patterns  # the URL patterns and every view module, loaded now rather than by the first request
+    _ = (
+        get_resolver().url_patterns
+    )  # the URL patterns and every view module, loaded now rather than by the first request
     gc.collect()
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)

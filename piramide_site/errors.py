@@ -111,7 +111,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, ServiceError):
         wait = exc.extra.get("retry_after")
         headers = {"Retry-After": str(math.ceil(wait))} if wait is not None else None
-        return Response({"error": exc.code, "message": exc.message, **exc.extra}, status=exc.status_code, headers=headers)
+        return Response(
+            {"error": exc.code, "message": exc.message, **exc.extra}, status=exc.status_code, headers=headers
+        )
     if isinstance(exc, (OperationalError, InterfaceError)):
         log.warning("database unavailable: %s", exc)
         unavailable = {"error": "unavailable", "message": UNAVAILABLE_MESSAGE, "retry_after": UNAVAILABLE_RETRY_AFTER}
@@ -146,7 +148,9 @@ def body_too_large(path: str, limit: int) -> HttpResponse:
     message = f"the request body is over the limit of {limit:,} bytes"
     if path.startswith("/api/"):
         return JsonResponse({"error": "too_large", "message": message, "limit": limit}, status=413)
-    page = f"<!doctype html><title>Content Too Large (413)</title><h1>Content Too Large (413)</h1><p>{escape(message)}</p>"
+    page = (
+        f"<!doctype html><title>Content Too Large (413)</title><h1>Content Too Large (413)</h1><p>{escape(message)}</p>"
+    )
     return HttpResponse(page, status=413)
 
 

@@ -115,7 +115,9 @@ def read_only(request: HttpRequest) -> JsonResponse | None:
     """The 405 of a method other than GET or HEAD, or None."""
     if request.method in ("GET", "HEAD"):
         return None
-    response = JsonResponse({"error": "method_not_allowed", "message": "only GET and HEAD are answered here"}, status=405)
+    response = JsonResponse(
+        {"error": "method_not_allowed", "message": "only GET and HEAD are answered here"}, status=405
+    )
     response["Allow"] = "GET, HEAD"
     return response
 

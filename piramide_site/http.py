@@ -62,7 +62,9 @@ class SyncChainASGIHandler(ASGIHandler):
             return
         set_script_prefix(asgi_script_prefix(scope))
         try:
-            response = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(scope, body_file)
+            response = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(
+                scope, body_file
+            )
             try:
                 await self.send_response(response, send)
             finally:

@@ -47,7 +47,10 @@ class ClientConcurrencyLimit:
                 for part in value.split(b";"):
                     part = part.strip()
                     if part.startswith(self.cookie) and len(part) > len(self.cookie):
-                        found = "session:" + part[len(self.cookie):].decode("latin-1"), settings.HTTP_REQUESTS_PER_CLIENT
+                        found = (
+                            "session:" + part[len(self.cookie) :].decode("latin-1"),
+                            settings.HTTP_REQUESTS_PER_CLIENT,
+                        )
         counters = [found] if found[0] == address else [found, (address, settings.HTTP_REQUESTS_PER_ADDRESS)]
         if SOLVER_PATHS.match(f"{scope.get('method', 'GET')} {scope['path']}"):
             counters.append((f"solver:{found[0]}", settings.HTTP_SOLVER_REQUESTS_PER_CLIENT))
@@ -59,15 +62,17 @@ class ClientConcurrencyLimit:
             await self.app(scope, receive, send)
             return
         if any(0 < limit <= self.inflight.get(key, 0) for key, limit in counters):
-            await send({
-                "type": "http.response.start",
-                "status": 429,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(BODY)).encode()),
-                    (b"retry-after", str(RETRY_AFTER).encode()),
-                ],
-            })
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 429,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(BODY)).encode()),
+                        (b"retry-after", str(RETRY_AFTER).encode()),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": BODY})
             return
         for key, _ in counters:

@@ -28,7 +28,18 @@ log = logging.getLogger(__name__)
 #: A socket's place lapses this long after its last renewal (an open socket renews it every minute).
 SOCKET_LEASE_SECONDS = 300
 
-_UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
+_UNITS = {
+    "s": 1,
+    "sec": 1,
+    "second": 1,
+    "m": 60,
+    "min": 60,
+    "minute": 60,
+    "h": 3600,
+    "hour": 3600,
+    "d": 86400,
+    "day": 86400,
+}
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ class Rate:
     def parse(cls, text: str) -> Rate:
         count, _, period = text.partition("/")
         digits = "".join(ch for ch in period if ch.isdigit())
-        unit = period[len(digits):]
+        unit = period[len(digits) :]
         if unit not in _UNITS or not count.isdigit():
             raise ValueError(f"{text!r} is not a rate such as '240/min' or '5/15min'")
         return cls(int(count), int(digits or 1) * _UNITS[unit])
@@ -365,7 +376,9 @@ def delay(counter: str, gate: str, *, window: float, free: int, first: float, lo
         import redis
 
         try:
-            go, value = client.eval(DELAY, 2, counter, gate, int(window * 1000), free, int(first * 1000), int(longest * 1000))
+            go, value = client.eval(
+                DELAY, 2, counter, gate, int(window * 1000), free, int(first * 1000), int(longest * 1000)
+            )
         except redis.RedisError as error:
             _warn(error)
         else:
@@ -459,7 +472,11 @@ def _aredis() -> Any:
         import redis.asyncio
 
         pool = redis.asyncio.BlockingConnectionPool.from_url(
-            settings.REDIS_URL, max_connections=ASYNC_CONNECTIONS, timeout=1.0, socket_timeout=1.0, socket_connect_timeout=1.0
+            settings.REDIS_URL,
+            max_connections=ASYNC_CONNECTIONS,
+            timeout=1.0,
+            socket_timeout=1.0,
+            socket_connect_timeout=1.0,
         )
         client = redis.asyncio.Redis(connection_pool=pool)
         _async_clients[loop] = client
@@ -528,6 +545,7 @@ class _FrameCounter:
     async def _gather(self) -> None:
         loop = asyncio.get_running_loop()
         wake = self.wake = loop.create_future()
+
         def wake_up() -> None:
             if not wake.done():
                 wake.set_result(None)
@@ -570,7 +588,7 @@ class _FrameCounter:
                         if future is not None and not future.done():
                             future.set_result(verdict)
                     continue
-                self._remember(keys, answers[2 * len(batch):], sent)
+                self._remember(keys, answers[2 * len(batch) :], sent)
                 for index, (_names, _rates, future) in enumerate(batch):
                     if future is None or future.done():
                         continue  # a fast frame, or its socket went away meanwhile
@@ -614,7 +632,9 @@ async def aacquire(keys: list[str], caps: list[int], member: str) -> int:
 
         try:
             now = int(time.time() * 1000)
-            return int(await client.eval(ACQUIRE, len(keys), *keys, member, now, int(SOCKET_LEASE_SECONDS * 1000), *caps))
+            return int(
+                await client.eval(ACQUIRE, len(keys), *keys, member, now, int(SOCKET_LEASE_SECONDS * 1000), *caps)
+            )
         except (redis.RedisError, OSError) as error:
             _warn(error)
     return memory.acquire(keys, caps, member)
@@ -626,7 +646,9 @@ async def arenew(keys: list[str], member: str) -> None:
         import redis
 
         try:
-            await client.eval(RENEW, len(keys), *keys, member, int(time.time() * 1000), int(SOCKET_LEASE_SECONDS * 1000))
+            await client.eval(
+                RENEW, len(keys), *keys, member, int(time.time() * 1000), int(SOCKET_LEASE_SECONDS * 1000)
+            )
             return
         except (redis.RedisError, OSError) as error:
             _warn(error)

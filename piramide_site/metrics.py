@@ -44,7 +44,9 @@ SOLVER_SECONDS = Histogram(
     ["kind"],
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0),
 )
-OPEN_SOCKETS = Gauge("piramide_open_sockets", "Live sockets open, by consumer.", ["consumer"], multiprocess_mode="livesum")
+OPEN_SOCKETS = Gauge(
+    "piramide_open_sockets", "Live sockets open, by consumer.", ["consumer"], multiprocess_mode="livesum"
+)
 
 _move_children: dict[tuple[str, str], tuple[Any, Any]] = {}
 
@@ -84,7 +86,9 @@ class StateCollector(Collector):
     def collect(self) -> Iterator[GaugeMetricFamily]:
         depth = queue_depth()
         if depth is not None:
-            family = GaugeMetricFamily("piramide_queue_depth", "Celery tasks waiting in the broker, by queue.", labels=["queue"])
+            family = GaugeMetricFamily(
+                "piramide_queue_depth", "Celery tasks waiting in the broker, by queue.", labels=["queue"]
+            )
             family.add_metric([getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery")], depth)
             yield family
         for source in state_sources:
@@ -154,7 +158,8 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
         return refused
     if not may_read(request):
         return JsonResponse(
-            {"error": "forbidden", "message": "metrics are for staff and the addresses of PIRAMIDE_METRICS_ALLOW"}, status=403
+            {"error": "forbidden", "message": "metrics are for staff and the addresses of PIRAMIDE_METRICS_ALLOW"},
+            status=403,
         )
     response = HttpResponse(generate_latest(registry()), content_type=CONTENT_TYPE_LATEST)
     response["Cache-Control"] = "no-store"

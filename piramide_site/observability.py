@@ -233,7 +233,9 @@ def task_ended(**kwargs: Any) -> None:
     current_request_id.set("-")
 
 
-def task_failed(sender: Any = None, task_id: str | None = None, exception: BaseException | None = None, **kwargs: Any) -> None:
+def task_failed(
+    sender: Any = None, task_id: str | None = None, exception: BaseException | None = None, **kwargs: Any
+) -> None:
     """Celery's ``task_failure``: the structured line (Celery logs its own traceback as well)."""
     if exception is not None:
         report("task", exception, task=getattr(sender, "name", None), task_id=task_id)

@@ -17,7 +17,9 @@ from . import jsontext
 
 
 class JSONParser(parsers.JSONParser):
-    def parse(self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
+    def parse(
+        self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
         try:
             return jsontext.loads(stream.read())
         except ValueError as error:

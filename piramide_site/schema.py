@@ -47,5 +47,7 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
                 continue
             responses = operation.setdefault("responses", {})
             for code, description in ERRORS.items():
-                responses.setdefault(code, {"description": description, "content": {"application/json": {"schema": reference}}})
+                responses.setdefault(
+                    code, {"description": description, "content": {"application/json": {"schema": reference}}}
+                )
     return result

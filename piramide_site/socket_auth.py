@@ -34,7 +34,9 @@ class SessionUserMiddleware:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         if "session" not in scope:
-            raise ValueError("SessionUserMiddleware cannot find the session in the scope: SessionMiddleware goes above it")
+            raise ValueError(
+                "SessionUserMiddleware cannot find the session in the scope: SessionMiddleware goes above it"
+            )
         return await self.inner(dict(scope, user=await _read_user(scope)), receive, send)
 
 

@@ -57,7 +57,10 @@ class SocketLimitMiddleware:
             return await self.inner(scope, receive, send)
         who = identities(scope)
         caps = {"ip": settings.LIVE_SOCKETS_PER_IP, "user": settings.LIVE_SOCKETS_PER_USER}
-        rates = {"ip": limits.Rate.parse(settings.LIVE_FRAMES_PER_IP), "user": limits.Rate.parse(settings.LIVE_FRAMES_PER_USER)}
+        rates = {
+            "ip": limits.Rate.parse(settings.LIVE_FRAMES_PER_IP),
+            "user": limits.Rate.parse(settings.LIVE_FRAMES_PER_USER),
+        }
         lease_keys = [limits.key("sockets", kind, ident) for kind, ident in who]
         frame_keys = [limits.key("frames", kind, ident) for kind, ident in who]
         frame_rates = [rates[kind] for kind, _ in who]
@@ -70,7 +73,9 @@ class SocketLimitMiddleware:
         if full:
             kind = who[full - 1][0]
             await send({"type": "websocket.accept"})
-            await send(_error(f"too many open sockets for this {'user' if kind == 'user' else 'address'}: close one first"))
+            await send(
+                _error(f"too many open sockets for this {'user' if kind == 'user' else 'address'}: close one first")
+            )
             await send({"type": "websocket.close", "code": 4429})
             return
 
@@ -95,8 +100,12 @@ class SocketLimitMiddleware:
                     await send({"type": "websocket.close", "code": 4429})
                     return {"type": "websocket.disconnect", "code": 4429}
                 kind = who[verdict.count - 1][0]
-                await send(_error(f"too many messages from this {'user' if kind == 'user' else 'address'}: wait {verdict.retry_after:.2f} s",
-                                  retry_after=round(verdict.retry_after, 3)))
+                await send(
+                    _error(
+                        f"too many messages from this {'user' if kind == 'user' else 'address'}: wait {verdict.retry_after:.2f} s",
+                        retry_after=round(verdict.retry_after, 3),
+                    )
+                )
 
         async def guarded_send(message: dict[str, Any]) -> None:
             # nothing is sent after a close, whoever sent it: the server would raise on it

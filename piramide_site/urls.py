@@ -27,7 +27,11 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its starter script as a file, so the docs page needs no inline script (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="frontend/redoc.html"), name="api-redoc"),
+    path(
+        "api/redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="frontend/redoc.html"),
+        name="api-redoc",
+    ),
     path("", include("frontend.urls")),
 ]
 

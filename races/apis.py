@@ -57,7 +57,9 @@ class RaceOutputSerializer(serializers.Serializer):
     players = RacePlayerSerializer(many=True)
     results = ResultSerializer(many=True, allow_null=True)
     seed = serializers.CharField(allow_null=True, help_text="Revealed once the race is finished.")
-    rematch = serializers.CharField(allow_null=True, help_text="The code of the race its players went on to, once one asked for a rematch.")
+    rematch = serializers.CharField(
+        allow_null=True, help_text="The code of the race its players went on to, once one asked for a rematch."
+    )
 
 
 class RaceGameOutputSerializer(serializers.Serializer):

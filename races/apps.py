@@ -8,7 +8,9 @@ def pool_gauges() -> Iterator[GaugeMetricFamily]:
     """The proven-winnable deals waiting in each preset's race pool, read at each scrape."""
     from races.pool import pool_count, pool_presets
 
-    pools = GaugeMetricFamily("piramide_race_pool_deals", "Proven-winnable race deals in the pool, by preset.", labels=["preset"])
+    pools = GaugeMetricFamily(
+        "piramide_race_pool_deals", "Proven-winnable race deals in the pool, by preset.", labels=["preset"]
+    )
     for preset in pool_presets():
         pools.add_metric([preset], pool_count(preset))
     yield pools

@@ -96,7 +96,9 @@ class RaceConsumer(LiveConsumer):
     async def _send_started(self, starts_at: dt.datetime) -> None:
         await asyncio.sleep(max(0.0, (starts_at - timezone.now()).total_seconds()))
         game = await db_call(selectors.race_game_for_player)(code=self.code, player=self.user)
-        await self.send_json({"type": "race.started", "race": self.code, "starts_at": starts_at.isoformat(), "game": game})
+        await self.send_json(
+            {"type": "race.started", "race": self.code, "starts_at": starts_at.isoformat(), "game": game}
+        )
 
     async def live_events(self, heard: list[events.Encoded]) -> None:
         for event in heard:

@@ -147,7 +147,9 @@ def race_pool_top_up_soon(preset: str) -> None:
             running = _background.get(preset)
             if running is not None and running.is_alive():
                 return
-            thread = threading.Thread(target=_fill_in_background, args=(preset,), name=f"race-pool-{preset}", daemon=True)
+            thread = threading.Thread(
+                target=_fill_in_background, args=(preset,), name=f"race-pool-{preset}", daemon=True
+            )
             _background[preset] = thread
         transaction.on_commit(thread.start)
 

@@ -106,7 +106,9 @@ def race_create(*, host: Any, preset: str, seed: int | None = None) -> Race:
         raise Conflict("could not name the race: try again")
     pool.race_pool_top_up_soon(preset)
     wait = settings.RACE_POOL_RETRY_AFTER
-    raise RacePoolEmpty(f"no {preset} race deal is ready: more are being found, try again in {wait} s", retry_after=wait)
+    raise RacePoolEmpty(
+        f"no {preset} race deal is ready: more are being found, try again in {wait} s", retry_after=wait
+    )
 
 
 def _locked_race(code: str) -> Race:
@@ -143,8 +145,14 @@ def race_join(*, code: str, player: Any) -> Race:
         _bump(race)
         events.publish_race_event(
             code=race.code,
-            event={"type": "race.player_joined", "v": 1, "race": race.code, "version": race.version,
-                   "player": player_ref(player), "players": players + 1},
+            event={
+                "type": "race.player_joined",
+                "v": 1,
+                "race": race.code,
+                "version": race.version,
+                "player": player_ref(player),
+                "players": players + 1,
+            },
         )
     return race
 
@@ -168,8 +176,14 @@ def race_start(*, code: str, player: Any, countdown: int | None = None) -> Race:
         _bump(race, "status", "countdown", "starts_at")
         events.publish_race_event(
             code=race.code,
-            event={"type": "race.countdown", "v": 1, "race": race.code, "version": race.version,
-                   "starts_at": race.starts_at.isoformat(), "seconds": countdown},
+            event={
+                "type": "race.countdown",
+                "v": 1,
+                "race": race.code,
+                "version": race.version,
+                "starts_at": race.starts_at.isoformat(),
+                "seconds": countdown,
+            },
         )
     return race
 
@@ -198,8 +212,14 @@ def _progress(race: Race, entry: RaceEntry) -> None:
     _bump(race)
     events.publish_race_event(
         code=race.code,
-        event={"type": "race.progress", "v": 1, "race": race.code, "version": race.version,
-               "player": player_ref(entry.player), "summary": race_summary(entry)},
+        event={
+            "type": "race.progress",
+            "v": 1,
+            "race": race.code,
+            "version": race.version,
+            "player": player_ref(entry.player),
+            "summary": race_summary(entry),
+        },
     )
 
 
@@ -219,8 +239,14 @@ def _finish_race_if_over(race: Race, *, winner: RaceEntry | None) -> None:
     _bump(race, "status", "finished_at")
     events.publish_race_event(
         code=race.code,
-        event={"type": "race.finished", "v": 1, "race": race.code, "version": race.version,
-               "results": race_results(race, entries), "seed": str(race.seed)},
+        event={
+            "type": "race.finished",
+            "v": 1,
+            "race": race.code,
+            "version": race.version,
+            "results": race_results(race, entries),
+            "seed": str(race.seed),
+        },
     )
 
 
@@ -298,8 +324,14 @@ def race_rematch(*, code: str, player: Any) -> Race:
         _bump(race, "rematch")
         events.publish_race_event(
             code=race.code,
-            event={"type": "race.rematch", "v": 1, "race": race.code, "version": race.version,
-                   "rematch": rematch.code, "host": player_ref(player)},
+            event={
+                "type": "race.rematch",
+                "v": 1,
+                "race": race.code,
+                "version": race.version,
+                "rematch": rematch.code,
+                "host": player_ref(player),
+            },
         )
     return rematch
 
@@ -334,7 +366,14 @@ def race_leave(*, code: str, player: Any) -> Race:
         _bump(race, *fields)
         events.publish_race_event(
             code=race.code,
-            event={"type": "race.player_left", "v": 1, "race": race.code, "version": race.version,
-                   "player": player_ref(player), "players": len(rest), "host": player_ref(race.host)},
+            event={
+                "type": "race.player_left",
+                "v": 1,
+                "race": race.code,
+                "version": race.version,
+                "player": player_ref(player),
+                "players": len(rest),
+                "host": player_ref(race.host),
+            },
         )
     return race

@@ -221,11 +221,30 @@ def _worker_process(django_db_setup: Any, django_db_blocker: Any) -> Iterator[su
         "PIRAMIDE_FILL_DAYS": "3",
         "PYTHONPATH": str(ROOT),
     }
-    log = open(ROOT / ".pytest_cache" / "celery-worker.log", "wb") if (ROOT / ".pytest_cache").is_dir() else subprocess.DEVNULL
+    log = (
+        open(ROOT / ".pytest_cache" / "celery-worker.log", "wb")
+        if (ROOT / ".pytest_cache").is_dir()
+        else subprocess.DEVNULL
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "piramide_site", "worker", "--pool=solo", "--loglevel=INFO",
-         "--hostname=piramide-test@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "piramide_site",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--hostname=piramide-test@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     from piramide_site.celery import app
 

@@ -35,14 +35,21 @@ def make_player(name: str | None = None, password: str = "a-long-pass-phrase-42"
     extra.setdefault("email", f"{name}@example.org")
     extra.setdefault("email_verified_at", extra["date_joined"])
     display_name = extra.pop("display_name", name.title())
-    user = User(username=name, display_name=display_name, display_name_skeleton=display_name_skeleton(display_name), **extra)
+    user = User(
+        username=name, display_name=display_name, display_name_skeleton=display_name_skeleton(display_name), **extra
+    )
     user.set_password(password)
     user.save()
     return user
 
 
 def make_challenge(
-    *, date: dt.date | None = None, preset: str = "classic", seed: int | None = None, commitment_version: int = 2, **fields: Any
+    *,
+    date: dt.date | None = None,
+    preset: str = "classic",
+    seed: int | None = None,
+    commitment_version: int = 2,
+    **fields: Any,
 ) -> DailyChallenge:
     """A challenge as scheduled today (commitment v2, with a fresh salt), or as the first
     challenges were (``commitment_version=1``: no salt)."""

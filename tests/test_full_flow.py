@@ -29,7 +29,9 @@ def test_sign_up_play_todays_classic_challenge_and_see_the_score_on_the_leaderbo
 
     challenges = client.get("/api/challenges/today/").json()
     assert [(c["preset"], c["variant_of_the_day"]) for c in challenges] == [
-        ("classic", False), ("forty", False), ("egyptian", True)
+        ("classic", False),
+        ("forty", False),
+        ("egyptian", True),
     ]
     classic = challenges[0]
     assert classic["verdict"] == "winnable" and classic["seed"] is None
@@ -51,12 +53,20 @@ def test_sign_up_play_todays_classic_challenge_and_see_the_score_on_the_leaderbo
     assert game["score"] == expected == score_moves(line)
 
     # an account made on the challenge's day scores provisionally: on no board, but always its own
-    for url in (f"/api/leaderboards/challenges/{classic['id']}/", "/api/leaderboards/weeks/classic/",
-                "/api/leaderboards/all-time/classic/"):
+    for url in (
+        f"/api/leaderboards/challenges/{classic['id']}/",
+        "/api/leaderboards/weeks/classic/",
+        "/api/leaderboards/all-time/classic/",
+    ):
         board = client.get(url).json()
         assert board["total"] == 0 and board["entries"] == [] and board["my_rank"] is None, url
         me = board["me"]
-        assert (me["display_name"], me["points"], me["moves"], me["standing"]) == ("Newcomer", expected, len(line), "provisional")
+        assert (me["display_name"], me["points"], me["moves"], me["standing"]) == (
+            "Newcomer",
+            expected,
+            len(line),
+            "provisional",
+        )
         assert me["standing_text"].startswith("Provisional: your account was made on the day of this challenge")
     assert APIClient().get(f"/api/leaderboards/challenges/{classic['id']}/").json()["entries"] == []
 

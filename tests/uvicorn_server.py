@@ -94,19 +94,39 @@ def uvicorn_server(
         for key, value in os.environ.items()
         if key not in {"DATABASE_URL", "REDIS_URL", "FORWARDED_ALLOW_IPS"}
     }
-    full_env.update({
-        "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test",
-        "DJANGO_DEBUG": "false",
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite3'}",
-        "PYTHONPATH": str(ROOT),
-        "TMPDIR": str(tmp),
-        **(env or {}),
-    })
+    full_env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test",
+            "DJANGO_DEBUG": "false",
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite3'}",
+            "PYTHONPATH": str(ROOT),
+            "TMPDIR": str(tmp),
+            **(env or {}),
+        }
+    )
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "piramide_site.serve", "--host", "127.0.0.1", "--port", str(port),
-             "--loop", "uvloop", "--http", "httptools", "--lifespan", lifespan, "--no-access-log", *args],
-            cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "piramide_site.serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--loop",
+                "uvloop",
+                "--http",
+                "httptools",
+                "--lifespan",
+                lifespan,
+                "--no-access-log",
+                *args,
+            ],
+            cwd=ROOT,
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     server = Server(process, port, log, tmp)
     try:

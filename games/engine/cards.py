@@ -33,7 +33,9 @@ class Card:
 def parse_card(text: str) -> Card:
     """Read ``7s``, ``TD``, ``qh`` (either case); raise NotationError otherwise."""
     if len(text) != 2:
-        raise NotationError(f"{text!r} is not a card: write a rank ({RANK_CHARS}) then a suit ({SUIT_CHARS}), as in 7s or Td")
+        raise NotationError(
+            f"{text!r} is not a card: write a rank ({RANK_CHARS}) then a suit ({SUIT_CHARS}), as in 7s or Td"
+        )
     rank_char, suit_char = text[0].upper(), text[1].lower()
     if rank_char not in RANK_CHARS:
         raise NotationError(f"{text!r} has an unknown rank {text[0]!r}: ranks are {RANK_CHARS}")

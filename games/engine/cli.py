@@ -59,7 +59,9 @@ def seed_arg(text: str) -> int:
     try:
         seed = int(text, 0)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed: write a whole number from 0 to {SEED_LIMIT - 1}") from None
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a seed: write a whole number from 0 to {SEED_LIMIT - 1}"
+        ) from None
     if not 0 <= seed < SEED_LIMIT:
         raise argparse.ArgumentTypeError(f"a seed runs from 0 to {SEED_LIMIT - 1}, not {seed}")
     return seed
@@ -166,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--preset", type=preset_arg, required=True, help=presets)
     verify.add_argument("--seed", type=seed_arg, required=True)
-    verify.add_argument("--salt", type=salt_arg, help="the revealed salt, 32 hex digits; leave it out for a v1 challenge")
+    verify.add_argument(
+        "--salt", type=salt_arg, help="the revealed salt, 32 hex digits; leave it out for a v1 challenge"
+    )
     verify.add_argument("commitment", type=commitment_arg, help="the published commitment, 64 hex digits")
     verify.set_defaults(handler=_verify_commitment)
 

@@ -199,9 +199,7 @@ class Game:
             return self._after_draw(moves)
         if move.kind is Kind.RECYCLE:
             stock = self.waste + ((self.drawn,) if self.drawn is not None else ())
-            return replace(
-                self, stock=stock, waste=(), drawn=None, moves=moves, counters=self.counters.add(recycles=1)
-            )
+            return replace(self, stock=stock, waste=(), drawn=None, moves=moves, counters=self.counters.add(recycles=1))
         if move.kind is Kind.PUT_BACK:
             card = self.waste[-1]
             stock = self.stock[: move.count] + (card,) + self.stock[move.count :]
@@ -266,7 +264,9 @@ class Game:
         if not self.stock:
             return "the stock is empty: there is nothing to put the card under"
         if not 1 <= count <= len(self.stock):
-            return f"the stock has {_plural(len(self.stock), 'card')}: put the card under 1 to {len(self.stock)} of them"
+            return (
+                f"the stock has {_plural(len(self.stock), 'card')}: put the card under 1 to {len(self.stock)} of them"
+            )
         return None
 
     def _return_three_refusal(self) -> str | None:
@@ -300,7 +300,9 @@ class Game:
                 raise IllegalMoveError(f"in {rules.name} a drawn card goes to the waste: play it as W")
             card = self.stock_card
             if card is None:
-                raise IllegalMoveError("the stock is empty" if model is StockModel.STOCK_TOP_AND_WASTE else "draw a card first (D)")
+                raise IllegalMoveError(
+                    "the stock is empty" if model is StockModel.STOCK_TOP_AND_WASTE else "draw a card first (D)"
+                )
             return card
         reach = max(1, rules.house_waste_reach)
         if ref.depth > reach:

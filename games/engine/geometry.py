@@ -33,9 +33,7 @@ def geometry(rows: int) -> Geometry:
     def index(r: int, c: int) -> int:
         return r * (r + 1) // 2 + c
 
-    cover_masks = tuple(
-        0 if r == rows - 1 else (1 << index(r + 1, c)) | (1 << index(r + 1, c + 1)) for r, c in places
-    )
+    cover_masks = tuple(0 if r == rows - 1 else (1 << index(r + 1, c)) | (1 << index(r + 1, c + 1)) for r, c in places)
     row_masks = tuple(sum(1 << index(r, c) for c in range(r + 1)) for r in range(rows))
     # what lies under each card (it covers them) ...
     under = [0] * size

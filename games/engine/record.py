@@ -37,7 +37,9 @@ def parse_record(text: str) -> GameRecord:
         key, sep, value = line.partition(":")
         key = key.strip().lower()
         if not sep or key not in KEYS:
-            raise NotationError(f"record line {number}: expected 'preset:', 'deal:' or 'moves:', not {line.strip()[:40]!r}")
+            raise NotationError(
+                f"record line {number}: expected 'preset:', 'deal:' or 'moves:', not {line.strip()[:40]!r}"
+            )
         if key in fields:
             raise NotationError(f"record line {number}: '{key}:' appears twice")
         fields[key] = value.strip()

@@ -110,7 +110,15 @@ PRESETS: dict[str, Rules] = {
     for rules in (
         Rules("classic", FULL_RANKS, 1, 7, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True),
         Rules(
-            "one-pass", FULL_RANKS, 1, 7, 13, 1, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True, ends_when_frozen=True
+            "one-pass",
+            FULL_RANKS,
+            1,
+            7,
+            13,
+            1,
+            StockModel.STOCK_TOP_AND_WASTE,
+            stock_waste_pairs=True,
+            ends_when_frozen=True,
         ),
         Rules("egyptian", FULL_RANKS, 1, 7, 13, 2, StockModel.WASTE_ONLY, house_waste_reach=NEIGHBOURS),
         Rules(

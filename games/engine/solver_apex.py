@@ -76,7 +76,13 @@ class FinalCard:
         known = self._needs.get(removed)
         if known is None:
             table = self.table
-            king, pair_sum, values, mates, by_value = table.king, table.pair_sum, table.values, table.mates, table.by_value
+            king, pair_sum, values, mates, by_value = (
+                table.king,
+                table.pair_sum,
+                table.values,
+                table.mates,
+                table.by_value,
+            )
             present = table.full & ~removed & ~APEX
             wanted: dict[int, int] = {}
             rest = present

@@ -142,7 +142,9 @@ def _deal_args(parser: argparse.ArgumentParser) -> None:
     add_rules_version(parser)
     parser.add_argument("--deal", help="the deal line (docs/formats.md)")
     parser.add_argument("--seed", type=seed_arg, help="or the seed of the deal")
-    parser.add_argument("--limit-s", type=limit_arg, default=None, metavar="S", help="give up (unknown) after S seconds")
+    parser.add_argument(
+        "--limit-s", type=limit_arg, default=None, metavar="S", help="give up (unknown) after S seconds"
+    )
 
 
 def register(commands: argparse._SubParsersAction[_Parser]) -> None:

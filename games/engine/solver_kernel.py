@@ -174,7 +174,9 @@ def warm() -> float:
 
     relaxed = RelaxedMax(table, True)
     start = position_of(Game.start(deal_from_seed(PRESETS["classic"], 0)))
-    KernelPerfect(Perfect(table, relaxed, StackMax(table, relaxed), lambda: None), Budget(None, None)).possible(start, 1)
+    KernelPerfect(Perfect(table, relaxed, StackMax(table, relaxed), lambda: None), Budget(None, None)).possible(
+        start, 1
+    )
     global _loaded
     _loaded = True
     return time.perf_counter() - started

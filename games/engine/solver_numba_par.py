@@ -45,7 +45,9 @@ ROW_MASKS, PAR = 6, 7
 #: relaxation) and whether the stock top plays; the recycles allowed; whether a line must clear
 #: the pyramid (else it keeps the apex alone); the pyramid a line ends with at best; the stack
 #: bound's step cap and its steps in the question at hand; the largest loss asked so far
-ROWS, PAIRS, STOCK_TOP, RECYCLES, CLEARS, GOAL, EFFORT, STEPS, MOST_LOSS, LEFT, SPENT, BACKWARDS, ENDS_FROZEN = range(13)
+ROWS, PAIRS, STOCK_TOP, RECYCLES, CLEARS, GOAL, EFFORT, STEPS, MOST_LOSS, LEFT, SPENT, BACKWARDS, ENDS_FROZEN = range(
+    13
+)
 #: answers: ``LOST`` and ``WON`` as the kernel's, a question still open, a try out of stops
 OPEN, ABANDONED = -1, -3
 #: a pointer beyond every stop (``Perfect._covered_from``)
@@ -151,7 +153,9 @@ def _king_move(tab: np.ndarray, removed: int, free_bits: int) -> int:
 
 
 @njit(cache=True)
-def _relaxed_open(tab: np.ndarray, memo: Dict, frames: np.ndarray, moves: np.ndarray, removed: int, bag: int, depth: int) -> int:
+def _relaxed_open(
+    tab: np.ndarray, memo: Dict, frames: np.ndarray, moves: np.ndarray, removed: int, bag: int, depth: int
+) -> int:
     """``RelaxedMax.value`` of (``removed``, ``bag``) if known at once, else ``OPEN`` with its frame
     at ``frames[depth]`` and its moves (pyramid, gain, bag) at ``moves[depth]``."""
     known: int = memo.get((removed, bag), -1)
@@ -243,7 +247,9 @@ def _relaxed(tab: np.ndarray, memo: Dict, frames: np.ndarray, moves: np.ndarray,
 
 
 @njit(cache=True)
-def _relaxed_bound(tab: np.ndarray, rmemo: Dict, rwork: tuple[np.ndarray, np.ndarray], removed: int, kings: int, bag: int, goal: int) -> int:
+def _relaxed_bound(
+    tab: np.ndarray, rmemo: Dict, rwork: tuple[np.ndarray, np.ndarray], removed: int, kings: int, bag: int, goal: int
+) -> int:
     """``StackMax._ceiling``: the bag relaxation of the same cards; past a ``goal`` (``HIGH``: none)
     the quick ceiling is enough when it already falls short of it."""
     known: int = rmemo.get((removed, bag), -1)
@@ -347,7 +353,14 @@ def _stack_open(
 
 @njit(cache=True)
 def _stack_options(
-    tab: np.ndarray, mine: np.ndarray, waste: np.ndarray, removed: int, length: int, bag: int, waste_bag: int, free_bits: int
+    tab: np.ndarray,
+    mine: np.ndarray,
+    waste: np.ndarray,
+    removed: int,
+    length: int,
+    bag: int,
+    waste_bag: int,
+    free_bits: int,
 ) -> int:
     """``StackMax._search``'s options, in its order: (gain, pyramid, waste length, bag, waste bag)."""
     full, king, pair_sum = tab[SCALARS, FULL], tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
@@ -377,7 +390,13 @@ def _stack_options(
             continue
         gain = 2 + _rows_emptied(tab, removed, after)
         if top == w:
-            mine[count, 0], mine[count, 1], mine[count, 2], mine[count, 3], mine[count, 4] = gain, after, length - 1, bag, below
+            mine[count, 0], mine[count, 1], mine[count, 2], mine[count, 3], mine[count, 4] = (
+                gain,
+                after,
+                length - 1,
+                bag,
+                below,
+            )
             count += 1
         if 0 < w < 16 and bag >> 4 * w & 15:
             mine[count, 0], mine[count, 1], mine[count, 2] = gain, after, length
@@ -421,8 +440,18 @@ def _stack(
             frame[T_NEXT] = k + 1
             move = options[depth, k]
             answer = _stack_open(
-                tab, memos, rwork, swork, waste, move[1], move[2], move[3], frame[T_GOAL] - move[0], frame[T_KINGS],
-                move[4], depth + 1,
+                tab,
+                memos,
+                rwork,
+                swork,
+                waste,
+                move[1],
+                move[2],
+                move[3],
+                frame[T_GOAL] - move[0],
+                frame[T_KINGS],
+                move[4],
+                depth + 1,
             )
             if answer == LOW:
                 # given up: the bag relaxation of the same cards bounds the value too
@@ -717,8 +746,19 @@ def _enter(
                 stock_kings, stock_bag = _kings_and_bag(tab, seq, p, n)
                 stock_known = True
             if _stack_hopeless(
-                tab, (rmemo, smemo), rwork, swork, seq, p, removed, loss, least, stock_kings, stock_bag,
-                kings - stock_kings, bag - stock_bag,
+                tab,
+                (rmemo, smemo),
+                rwork,
+                swork,
+                seq,
+                p,
+                removed,
+                loss,
+                least,
+                stock_kings,
+                stock_bag,
+                kings - stock_kings,
+                bag - stock_bag,
             ):
                 break
         moves = stop_moves[depth, count]
@@ -886,8 +926,22 @@ def _possible(
                 return WON, _line(work, depth, line)
             continue
         answer = _enter(
-            tab, memos, rwork, swork, work, depth + 1, child, seq, n, at, stops[depth, s, S_R], allowed, skip, also,
-            kings, bag,
+            tab,
+            memos,
+            rwork,
+            swork,
+            work,
+            depth + 1,
+            child,
+            seq,
+            n,
+            at,
+            stops[depth, s, S_R],
+            allowed,
+            skip,
+            also,
+            kings,
+            bag,
         )
         if answer == OPEN:
             depth += 1
@@ -917,7 +971,11 @@ class KernelPerfect:
         tab[SCALARS, SIZE], tab[SCALARS, FULL], tab[SCALARS, KING] = size, table.full, table.king
         tab[SCALARS, PAIR_SUM] = table.pair_sum
         tab[ROW_MASKS, : len(table.row_masks)] = table.row_masks
-        tab[PAR, ROWS], tab[PAR, PAIRS], tab[PAR, STOCK_TOP] = len(table.row_masks), table.stock_waste_pairs, table.stock_top
+        tab[PAR, ROWS], tab[PAR, PAIRS], tab[PAR, STOCK_TOP] = (
+            len(table.row_masks),
+            table.stock_waste_pairs,
+            table.stock_top,
+        )
         tab[PAR, RECYCLES], tab[PAR, CLEARS], tab[PAR, GOAL] = table.recycles, self.clears, python.goal
         tab[PAR, EFFORT] = python.stack.effort
         tab[PAR, ENDS_FROZEN] = table.ends_when_frozen
@@ -966,7 +1024,19 @@ class KernelPerfect:
                 # (no more stops than the node limit leaves: past it, ``spend_many`` ends the search)
                 room = chunk if budget.node_limit is None else min(chunk, budget.node_limit - budget.nodes + 1)
                 tab[PAR, BACKWARDS], tab[PAR, LEFT], tab[PAR, SPENT] = backwards, room, 0
-                answer, length = _possible(tab, *self.memos, *self.rwork, *self.swork, *self.work, self.buffer, removed, outside, len(waste), recycles, loss)
+                answer, length = _possible(
+                    tab,
+                    *self.memos,
+                    *self.rwork,
+                    *self.swork,
+                    *self.work,
+                    self.buffer,
+                    removed,
+                    outside,
+                    len(waste),
+                    recycles,
+                    loss,
+                )
                 budget.spend_many(int(tab[PAR, SPENT]))
                 if answer != ABANDONED:
                     self.line = [(int(kind), int(a), int(b)) for kind, a, b in self.buffer[:length].tolist()]

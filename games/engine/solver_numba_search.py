@@ -51,7 +51,9 @@ from .solver_numba import (
 #: removals, the state of the generator it shuffles with; under the house rules, whether put-backs
 #: are allowed, the search's stops before this call, and the stops after which it asks the stack
 #: relaxation (``WinSearch.HOUSE_STACK_AFTER``)
-FINAL, SEGMENT_STEPS, TAILS, RECYCLES, STOCK_TOP, PAIRS, SHUFFLE, RANDOM, HOUSE, PUT_BACK, NODES, STACK_AFTER = range(9, 21)
+FINAL, SEGMENT_STEPS, TAILS, RECYCLES, STOCK_TOP, PAIRS, SHUFFLE, RANDOM, HOUSE, PUT_BACK, NODES, STACK_AFTER = range(
+    9, 21
+)
 #: what keeps the keys of the one memo apart: the stack relaxation's hold a packed waste in their
 #: third place (never 0) and words (never negative) after it, the bag relaxation's zeros
 SEGMENT_MARK, TAIL_MARK, STRETCH_MARK = -1, -2, -3
@@ -62,9 +64,33 @@ WALL_NIBBLE = 15
 #: offset, what ``WinSearch._walk`` carries from one stop to the next, its steps and moves, and
 #: from ``SEQ`` on the outside cards' values (the waste bottom first, then the stock)
 (
-    F_REMOVED, F_N, F_P, F_R, F_BAG, F_COVERED, F_KEY, _F_KEY1, _F_KEY2, _F_KEY3, F_START, F_OFF,
-    F_FIRST, F_JUST_DRAWN, F_STOCK_BAG, F_WASTE_BAG, F_LAST_DEAD, F_FINAL_PLACE, F_FINAL_DEAD,
-    F_BURIED_BAG, F_BURIED_DEAD, F_STEPS, F_COUNT, F_NEXT, F_FORCED, F_NEEDY, SEQ,
+    F_REMOVED,
+    F_N,
+    F_P,
+    F_R,
+    F_BAG,
+    F_COVERED,
+    F_KEY,
+    _F_KEY1,
+    _F_KEY2,
+    _F_KEY3,
+    F_START,
+    F_OFF,
+    F_FIRST,
+    F_JUST_DRAWN,
+    F_STOCK_BAG,
+    F_WASTE_BAG,
+    F_LAST_DEAD,
+    F_FINAL_PLACE,
+    F_FINAL_DEAD,
+    F_BURIED_BAG,
+    F_BURIED_DEAD,
+    F_STEPS,
+    F_COUNT,
+    F_NEXT,
+    F_FORCED,
+    F_NEEDY,
+    SEQ,
 ) = range(27)
 #: ``solver_position``'s names for the places of a move (a waste card at depth d is ``-1 - d``),
 #: and its kinds; in a stop's moves, a put-back is (``PUT_BACK_MOVE``, where it goes)
@@ -432,7 +458,9 @@ def _last_pass_cut(
     if final and (dead != frame[F_FINAL_DEAD] or frame[F_FINAL_PLACE] < p - dead):
         if frame[F_NEEDY] < 0:
             frame[F_NEEDY] = _needs(tab, removed, needy, room)
-        frame[F_FINAL_PLACE] = _last_pass(seq[dead:], p - dead, final, tab[SCALARS, KING], needy[: frame[F_NEEDY]], room)
+        frame[F_FINAL_PLACE] = _last_pass(
+            seq[dead:], p - dead, final, tab[SCALARS, KING], needy[: frame[F_NEEDY]], room
+        )
         if frame[F_FINAL_PLACE] < 0:
             return True
         frame[F_FINAL_DEAD] = dead
@@ -530,7 +558,9 @@ def _removals(tab: np.ndarray, frame: np.ndarray, moves: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def top_removals(tab: np.ndarray, removed: int, stock: int, top: int, first: bool, again: bool, pairs: bool, moves: np.ndarray) -> int:
+def top_removals(
+    tab: np.ndarray, removed: int, stock: int, top: int, first: bool, again: bool, pairs: bool, moves: np.ndarray
+) -> int:
     """Where only the tops play (the stock top, ``stock``, 0 if it does not play or there is none;
     the waste top, ``top``): ``Table._top_removals`` at the first stop of a stretch,
     ``Table.outside_removals`` at the later ones (``again``: without the waste top's removals, made
@@ -716,7 +746,12 @@ def _search(
                     # (never: the frames are as many as the longest line can need)
                     return TOO_DEEP, stops, 0
                 if a == PUT_BACK_MOVE:
-                    if _enter(tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], -1, -1, b, 0, frame[F_BAG]) == OPEN:
+                    if (
+                        _enter(
+                            tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], -1, -1, b, 0, frame[F_BAG]
+                        )
+                        == OPEN
+                    ):
                         depth += 1
                         fresh = True
                     continue
@@ -764,7 +799,10 @@ def _search(
                         continue
                     if not _bag_clearable(tab, memo, bag_work, child, child_bag):
                         continue
-                if _enter(tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], skip, also, 0, 0, child_bag) == OPEN:
+                if (
+                    _enter(tab, memo, stretches[depth + 1], child, seq, n, p, frame[F_R], skip, also, 0, 0, child_bag)
+                    == OPEN
+                ):
                     depth += 1
                     fresh = True
                 continue
@@ -799,14 +837,18 @@ def _search(
                         fresh = True
                         continue
         # this stretch is lost: its code goes into the memo
-        memo[(frame[F_REMOVED], frame[F_KEY], frame[F_KEY + 1], frame[F_KEY + 2], frame[F_KEY + 3], STRETCH_MARK)] = frame[F_START]
+        memo[(frame[F_REMOVED], frame[F_KEY], frame[F_KEY + 1], frame[F_KEY + 2], frame[F_KEY + 3], STRETCH_MARK)] = (
+            frame[F_START]
+        )
         if depth == 0:
             return LOST, stops, 0
         depth -= 1
 
 
 @njit(cache=True)
-def _covered(tab: np.ndarray, memo: Dict, removed: int, outside: bytes, p: int, r: int, words: np.ndarray) -> tuple[int, int]:
+def _covered(
+    tab: np.ndarray, memo: Dict, removed: int, outside: bytes, p: int, r: int, words: np.ndarray
+) -> tuple[int, int]:
     """The code a position's key has in the memo (-1: none), and the position's own (outside the
     house rules: the beam's question)."""
     seq = np.empty(len(outside), np.int64)
@@ -881,9 +923,26 @@ class KernelSearch:
         c = self.compiled
         c.tab[SCALARS, NODES] = nodes
         answer, stops, length = _search(
-            c.tab, c.memo, c.frames, c.options, c.bag_work, c.question, self.segment_bags, self.stretches,
-            self.moves, self.steps, self.needy, self.room, self.line, removed, outside, on_waste, recycles,
-            last_draw, bag, limit,
+            c.tab,
+            c.memo,
+            c.frames,
+            c.options,
+            c.bag_work,
+            c.question,
+            self.segment_bags,
+            self.stretches,
+            self.moves,
+            self.steps,
+            self.needy,
+            self.room,
+            self.line,
+            removed,
+            outside,
+            on_waste,
+            recycles,
+            last_draw,
+            bag,
+            limit,
         )
         line = [(kind, a, b) for kind, a, b in self.line[:length].tolist()] if answer == WON else []
         return int(answer), int(stops), line
@@ -891,5 +950,7 @@ class KernelSearch:
     def refuted(self, removed: int, outside: bytes, on_waste: int, recycles: int) -> bool:
         """The memo holds a stretch searched to the end from this position's key at its code or a
         lower one."""
-        covered, code = _covered(self.compiled.tab, self.compiled.memo, removed, outside, on_waste, recycles, self.words)
+        covered, code = _covered(
+            self.compiled.tab, self.compiled.memo, removed, outside, on_waste, recycles, self.words
+        )
         return 0 <= covered <= code

@@ -70,7 +70,9 @@ class ParSearch:
         self.stack = StackMax(table, self.relaxed)
         #: where a line must bring every unit still out: can it? (not under the house rules or draw-only-when-stuck)
         #: (not without the row bonus either: its units count an emptied row as ten points)
-        self.perfect = None if table.house or self.stuck or not table.row_points else self._clearing(self.relaxed, self.stack)
+        self.perfect = (
+            None if table.house or self.stuck or not table.row_points else self._clearing(self.relaxed, self.stack)
+        )
         self.winnable = winnable
         #: kings at the stock or waste top go at once (``outside_king``)
         self.kings_first = not (table.house or self.stuck)
@@ -380,7 +382,9 @@ class ParSearch:
                         if after & other == other and (a < 0 or other != row_of[a]):
                             gain += row_points
                     # the child's outside cards are these less the ones the move takes
-                    self._search(table.apply(position, move), score + gain, outside_after(position, move, table, kings, bag))
+                    self._search(
+                        table.apply(position, move), score + gain, outside_after(position, move, table, kings, bag)
+                    )
                 else:
                     self._search(table.apply(position, move), score + table.gain(position, move))
                 self.path.pop()
@@ -401,7 +405,11 @@ class ParSearch:
             elif plain and waste_bag is not None:
                 # the stock's top card goes onto the waste
                 v = position[1][0]
-                waste_bag = (waste_bag[0] + 1, waste_bag[1]) if v == king_value else (waste_bag[0], waste_bag[1] + (1 << BITS * v))
+                waste_bag = (
+                    (waste_bag[0] + 1, waste_bag[1])
+                    if v == king_value
+                    else (waste_bag[0], waste_bag[1] + (1 << BITS * v))
+                )
             else:
                 waste_bag = None
             if plain and step[0] == DRAW_KIND:

@@ -544,7 +544,9 @@ class Perfect:
             # just after a draw, the removals the stop before made already are left out (the same
             # child, with the same loss allowed: docs/solver.md, "No stop twice")
             removals = (
-                table.removals(position) if first else table.outside_removals(position, steps[-1] is DRAW, free_by_value)
+                table.removals(position)
+                if first
+                else table.outside_removals(position, steps[-1] is DRAW, free_by_value)
             )
             forced = self._forced(position, removals, lonely) if removals else None
             if forced is not None:
@@ -607,7 +609,13 @@ class Perfect:
         one card left that could ever take it, as a mask (``bag``: the outside cards' values other
         than kings).  Both hold for every stop of a stretch."""
         table = self.table
-        values, king, pair_sum, by_value, related = table.values, table.king, table.pair_sum, table.by_value, table.related
+        values, king, pair_sum, by_value, related = (
+            table.values,
+            table.king,
+            table.pair_sum,
+            table.by_value,
+            table.related,
+        )
         free = table.free(removed)
         free_mask = 0
         for i in free:

@@ -256,7 +256,11 @@ class Table:
                 continue
             want = pair_sum - value
             for other, other_value in cards[k + 1 :]:
-                if other_value == want and (pyramid_pairs or place < 0 or other < 0) and self.pair_allowed(place, other):
+                if (
+                    other_value == want
+                    and (pyramid_pairs or place < 0 or other < 0)
+                    and self.pair_allowed(place, other)
+                ):
                     moves.append((REMOVE, place, other))
         return moves
 

@@ -314,7 +314,12 @@ class StackRelaxation:
                 u = waste[n - d]
                 if u != king and bag >> BITS * (pair_sum - u) & NIBBLE:
                     options.append(
-                        (removed, waste[: n - d] + waste[n - d + 1 :], bag - (1 << BITS * (pair_sum - u)), waste_bag - (1 << BITS * u))
+                        (
+                            removed,
+                            waste[: n - d] + waste[n - d + 1 :],
+                            bag - (1 << BITS * (pair_sum - u)),
+                            waste_bag - (1 << BITS * u),
+                        )
                     )
         if self.reach > 1:
             for d in range(1, min(self.reach, n) + 1):

@@ -133,7 +133,10 @@ def forced_move(
             if loose or a >= 0 and not position[5] & HOUSE_LAST_DRAW:
                 return move
         elif loose and (
-            a >= 0 and partner_count(table, position[0], bag, a) == 1 or b >= 0 and partner_count(table, position[0], bag, b) == 1
+            a >= 0
+            and partner_count(table, position[0], bag, a) == 1
+            or b >= 0
+            and partner_count(table, position[0], bag, b) == 1
         ):
             if not fellows_at_stake(table, position[0], a, b):
                 return move
@@ -335,7 +338,9 @@ class WinSearch:
         if covered is not None and covered <= code:
             return True
         kernel = self.compiled.search
-        return kernel is not None and kernel.refuted(position[0], bytes(position[2] + position[1]), len(position[2]), position[4])
+        return kernel is not None and kernel.refuted(
+            position[0], bytes(position[2] + position[1]), len(position[2]), position[4]
+        )
 
     def refute(self, position: Position) -> None:
         """Enter ``position`` in the table as lost (tests)."""
@@ -491,7 +496,9 @@ class WinSearch:
                         # the buried cards just found, left out here as the relaxation would leave them
                         if dead != buried_dead:
                             buried_bag, buried_dead = self.outside_bag(waste[:dead]), dead
-                        if not self.stack.clearable(removed, waste[dead:], stock_bag, waste_bag - buried_bag, unburied=True):
+                        if not self.stack.clearable(
+                            removed, waste[dead:], stock_bag, waste_bag - buried_bag, unburied=True
+                        ):
                             return False
                     elif not self.stack_clearable(position, stock_bag, waste_bag):
                         return False
@@ -503,7 +510,9 @@ class WinSearch:
                 # a pair of two waste cards below the tops lay one place higher at the stop before,
                 # whose child covers this one's (docs/solver.md)
                 removals = [
-                    move for move in table.removals(position, pyramid_pairs=False) if -3 < move[1] < 0 or -3 < move[2] < 0
+                    move
+                    for move in table.removals(position, pyramid_pairs=False)
+                    if -3 < move[1] < 0 or -3 < move[2] < 0
                 ]
             else:
                 # just after a draw, the removals the stop before already made are left out
@@ -589,7 +598,14 @@ class WinSearch:
                 if end is not None:
                     limit = min(limit, end - budget.nodes)
             answer, stops, line = kernel.search(
-                position[0], outside, len(position[2]), position[4], bag, limit, bool(position[5] & HOUSE_LAST_DRAW), budget.nodes
+                position[0],
+                outside,
+                len(position[2]),
+                position[4],
+                bag,
+                limit,
+                bool(position[5] & HOUSE_LAST_DRAW),
+                budget.nodes,
             )
             budget.nodes += stops
             if answer == WON:
@@ -676,4 +692,3 @@ def outside_after(position: Position, move: SolverMove, table: Table, kings: int
             else:
                 bag -= 1 << BITS * v
     return kings, bag
-

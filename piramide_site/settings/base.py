@@ -364,7 +364,10 @@ RACE_WINNABLE_ATTEMPTS = env.int("RACE_WINNABLE_ATTEMPTS", default=30)
 LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default="piramide:limits")
 #: Per user and per address, by the views' throttle_scope, on top of the THROTTLE_* rates.
 LIMITS_HTTP = {
-    "moves": {"user": env("LIMIT_MOVES_PER_USER", default="240/min"), "ip": env("LIMIT_MOVES_PER_IP", default="1200/min")},
+    "moves": {
+        "user": env("LIMIT_MOVES_PER_USER", default="240/min"),
+        "ip": env("LIMIT_MOVES_PER_IP", default="1200/min"),
+    },
     "auth": {"ip": env("LIMIT_AUTH_PER_IP", default="60/min")},
     # Each race takes a deal from the pool: one account must not empty it for everyone.
     "races": {"user": env("LIMIT_RACES_PER_USER", default="10/min")},
@@ -530,4 +533,6 @@ SENTRY_DSN = env("SENTRY_DSN", default="")
 if SENTRY_DSN:
     from piramide_site.observability import sentry_init
 
-    sentry_init(SENTRY_DSN, environment=env("SENTRY_ENVIRONMENT", default=""), release=env("SENTRY_RELEASE", default=""))
+    sentry_init(
+        SENTRY_DSN, environment=env("SENTRY_ENVIRONMENT", default=""), release=env("SENTRY_RELEASE", default="")
+    )

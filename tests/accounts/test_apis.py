@@ -41,7 +41,9 @@ def test_a_weak_password_is_refused_with_the_validators_words():
 
 def test_display_names_are_unique():
     make_player("dora", display_name="Dora")
-    response = csrf_client().post("/api/auth/signup/", {"username": "dora2", "password": PASSWORD, "display_name": "dora"})
+    response = csrf_client().post(
+        "/api/auth/signup/", {"username": "dora2", "password": PASSWORD, "display_name": "dora"}
+    )
     assert response.status_code == 409 and "display name" in response.json()["message"]
 
 

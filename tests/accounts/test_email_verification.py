@@ -121,7 +121,9 @@ def test_the_api_sets_the_address_and_verifies_it_by_token() -> None:
     body = api.post("/api/auth/email/", {"email": "kim@example.org"}, format="json").json()
     assert body["email"] == "kim@example.org" and body["email_verified"] is False and body["verification_sent"] is True
     token = link_in(mail.outbox[0]).split("/")[-2]
-    assert APIClient().post("/api/auth/email/verify/", {"token": token}, format="json").json() == {"email_verified": True}
+    assert APIClient().post("/api/auth/email/verify/", {"token": token}, format="json").json() == {
+        "email_verified": True
+    }
     assert api.post("/api/auth/email/verification/").status_code == 400  # already verified
     same = api.post("/api/auth/email/", {"email": "kim@example.org"}, format="json").json()
     assert same["verification_sent"] is False and same["email_verified"] is True
@@ -132,7 +134,9 @@ def test_the_api_sets_the_address_and_verifies_it_by_token() -> None:
 
 def test_signing_up_with_an_address_mails_the_link() -> None:
     response = APIClient().post(
-        "/api/auth/signup/", {"username": "lea", "password": "a-long-pass-phrase-42", "email": "lea@example.org"}, format="json"
+        "/api/auth/signup/",
+        {"username": "lea", "password": "a-long-pass-phrase-42", "email": "lea@example.org"},
+        format="json",
     )
     assert response.status_code == 201 and response.json()["email_verified"] is False
     [sent] = mail.outbox
@@ -148,8 +152,12 @@ def test_staff_changing_an_address_in_the_admin_unverifies_it() -> None:
     form = client.get(f"/admin/accounts/user/{player.pk}/change/")
     assert form.status_code == 200
     data = {
-        "username": "mia", "display_name": "Mia", "email": "mia@new.example.org", "is_active": "on",
-        "date_joined_0": player.date_joined.strftime("%Y-%m-%d"), "date_joined_1": player.date_joined.strftime("%H:%M:%S"),
+        "username": "mia",
+        "display_name": "Mia",
+        "email": "mia@new.example.org",
+        "is_active": "on",
+        "date_joined_0": player.date_joined.strftime("%Y-%m-%d"),
+        "date_joined_1": player.date_joined.strftime("%H:%M:%S"),
     }
     response = client.post(f"/admin/accounts/user/{player.pk}/change/", data)
     assert response.status_code == 302, response.content.decode()[:3000]

@@ -94,7 +94,9 @@ def test_the_skeleton_is_stored_and_unique_in_the_database(demo_player):
 
     assert demo_player.display_name_skeleton == display_name_skeleton("Demo Player")
     with pytest.raises(IntegrityError), transaction.atomic():
-        User.objects.create(username="sneaky", display_name="D\u0435mo Player", display_name_skeleton=demo_player.display_name_skeleton)
+        User.objects.create(
+            username="sneaky", display_name="D\u0435mo Player", display_name_skeleton=demo_player.display_name_skeleton
+        )
 
 
 # ----------------------------------------------------------------- the sign-up page

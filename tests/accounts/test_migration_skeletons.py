@@ -9,7 +9,10 @@ AFTER = [("accounts", "0005_user_display_name_skeleton_unique")]
 def test_existing_look_alikes_keep_the_name_on_the_oldest_account(migrate_to):
     User = migrate_to(BEFORE).get_model("accounts", "User")
     names = ["Demo Player", "D\u0435mo Player", "demo player", "Demo\u200bPlayer", "Niccolò"]
-    ids = [User.objects.create(username=f"u{i}", display_name=name, follow_token=f"t{i}").pk for i, name in enumerate(names)]
+    ids = [
+        User.objects.create(username=f"u{i}", display_name=name, follow_token=f"t{i}").pk
+        for i, name in enumerate(names)
+    ]
 
     User = migrate_to(AFTER).get_model("accounts", "User")
     rows = dict(User.objects.values_list("pk", "display_name"))

@@ -59,7 +59,9 @@ def attack(username: str, addresses: int = 30, tries: int = 8) -> list[int]:
 
 
 def test_an_attacker_elsewhere_cannot_keep_alice_out_from_her_address_or_her_device(monkeypatch):
-    monkeypatch.setattr(signin, "FIRST_DELAY", 20.0)  # so the name is still waiting at the end, however slow the machine
+    monkeypatch.setattr(
+        signin, "FIRST_DELAY", 20.0
+    )  # so the name is still waiting at the end, however slow the machine
     make_player("alice")
     laptop = api("10.1.1.1")
     assert sign_in(laptop, "alice", PASSWORD).status_code == 200
@@ -163,7 +165,9 @@ def test_the_name_delay_grows_and_is_bounded(settings, monkeypatch):
 
 
 def test_the_admin_sign_in_is_spared_the_same_way(monkeypatch):
-    monkeypatch.setattr(signin, "FIRST_DELAY", 20.0)  # the stranger below still meets the delay, however slow the machine
+    monkeypatch.setattr(
+        signin, "FIRST_DELAY", 20.0
+    )  # the stranger below still meets the delay, however slow the machine
     make_player("dora", is_staff=True)
     desk = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.1.1.5")
     assert desk.post("/admin/login/", {"username": "dora", "password": PASSWORD, "next": "/admin/"}).status_code == 302

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.django_db
 def test_two_superusers_made_by_the_command_each_get_their_name_and_skeleton(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "a long staff password 1")
     for username in ("boss", "chief"):
-        call_command("createsuperuser", interactive=False, username=username, email=f"{username}@example.org", verbosity=0)
+        call_command(
+            "createsuperuser", interactive=False, username=username, email=f"{username}@example.org", verbosity=0
+        )
     boss, chief = User.objects.get(username="boss"), User.objects.get(username="chief")
     assert (boss.display_name, chief.display_name) == ("boss", "chief")
     assert boss.display_name_skeleton == display_name_skeleton("boss") != chief.display_name_skeleton

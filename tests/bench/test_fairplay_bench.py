@@ -77,8 +77,18 @@ def test_regulars_come_back_with_the_same_temper_and_copiers_copy_the_day_s_top_
     assert len(regulars) == round(60 / bench.PLAY_CHANCE_MEAN) and len(copiers) == 3
     assert {r.group for r in regulars} == {"office", "household", "single"}
     deal = bench.DayDeal(bench.winnable_deals("forty", 1, random.Random(5))[0].seed, (), ())
-    days = [bench.simulate_regular_day(world, "forty", deal, bench.EPOCH + bench.dt.timedelta(days=n), regulars,
-                                       copiers, {kind: 0 for kind in bench.CHEATER_KINDS}) for n in range(2)]
+    days = [
+        bench.simulate_regular_day(
+            world,
+            "forty",
+            deal,
+            bench.EPOCH + bench.dt.timedelta(days=n),
+            regulars,
+            copiers,
+            {kind: 0 for kind in bench.CHEATER_KINDS},
+        )
+        for n in range(2)
+    ]
     players = [{r.player_id for r in day.records if day.kinds[r.game_id] == bench.HONEST} for day in days]
     assert players[0] & players[1], "the same accounts play on both days"
     assert all(p in {r.player_id for r in regulars} for p in players[0] | players[1])

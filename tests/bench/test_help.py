@@ -18,6 +18,7 @@ def test_help_describes_the_benchmark_with_its_docstring_s_first_paragraph(scrip
     doc = ast.get_docstring(ast.parse(script.read_text()))
     assert doc, f"{script.name} has no docstring"
     first = " ".join(doc.split("\n\n")[0].split())
-    shown = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, check=True,
-                           cwd=BENCH.parent).stdout
+    shown = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, check=True, cwd=BENCH.parent
+    ).stdout
     assert first in " ".join(shown.split())

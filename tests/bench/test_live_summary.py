@@ -8,7 +8,9 @@ from typing import Any
 from bench import live
 
 
-def run(echo_p50: float, live_p50: float, write_p50: float, echo_rate: float, live_rate: float) -> dict[str, dict[str, Any]]:
+def run(
+    echo_p50: float, live_p50: float, write_p50: float, echo_rate: float, live_rate: float
+) -> dict[str, dict[str, Any]]:
     """One run's six rounds, with only the figures the summary reads."""
     return {
         "echo": {"rtt_p50_ms": echo_p50},

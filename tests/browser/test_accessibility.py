@@ -36,7 +36,9 @@ def violations(page: Any, path: str) -> list[str]:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_every_page_passes_wcag_a_and_aa_for_visitors_guests_and_players(site: Any, new_context: Any, size: str) -> None:
+def test_every_page_passes_wcag_a_and_aa_for_visitors_guests_and_players(
+    site: Any, new_context: Any, size: str
+) -> None:
     options = {**SIZES[size], "bypass_csp": True}
     found: list[str] = []
     classic = site.challenges["classic"]

@@ -55,7 +55,9 @@ def test_a_new_player_sets_an_address_follows_the_mailed_link_and_sees_it_verifi
     page.screenshot(path=str(ARTIFACTS / "email-verified.png"))
 
 
-def test_a_player_who_forgot_the_password_gets_a_link_by_mail_and_signs_in_with_a_new_one(site: Any, new_context: Any) -> None:
+def test_a_player_who_forgot_the_password_gets_a_link_by_mail_and_signs_in_with_a_new_one(
+    site: Any, new_context: Any
+) -> None:
     """Issue 42, point 12: there was no password reset and no e-mail; the forms had no autocomplete."""
     page = new_context(locale="es-ES").new_page()
     page.goto("/signup/")

@@ -94,7 +94,9 @@ staff = User.objects.create_user("scheduler", password="scheduler-pass-42", disp
 """
 
 
-def test_staff_scheduling_an_unwinnable_seed_are_told_so_and_the_challenge_list_fits_a_laptop(site: Any, new_context: Any) -> None:
+def test_staff_scheduling_an_unwinnable_seed_are_told_so_and_the_challenge_list_fits_a_laptop(
+    site: Any, new_context: Any
+) -> None:
     """Issue 42, point 11: 'added successfully' said nothing of a deal the solver found unwinnable,
     and the list's columns ran past 1280 px."""
     site.manage("shell", code=SCHEDULER)
@@ -115,7 +117,9 @@ def test_staff_scheduling_an_unwinnable_seed_are_told_so_and_the_challenge_list_
     assert cut <= 0, f"the challenge list is cut off by {cut} px"
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     # what the solver does with it, then (its verification ran) the warning at the top of the list
-    page.locator(".messagelist .info").filter(has_text=f"the solver is verifying seed {UNWINNABLE['classic']}").wait_for()
+    page.locator(".messagelist .info").filter(
+        has_text=f"the solver is verifying seed {UNWINNABLE['classic']}"
+    ).wait_for()
     page.goto("/admin/games/dailychallenge/")
     warning = page.locator(".messagelist .warning").filter(has_text=day)
     warning.filter(has_text="Replace with a winnable deal").wait_for()

@@ -9,7 +9,9 @@ from .conftest import ARTIFACTS, CLASSIC_SEED
 from .helpers import card, wait_confirmed, winning_line
 
 
-def test_a_visitor_taps_play_pairs_by_tapping_gives_up_and_keeps_the_game_by_signing_up(site: Any, new_context: Any) -> None:
+def test_a_visitor_taps_play_pairs_by_tapping_gives_up_and_keeps_the_game_by_signing_up(
+    site: Any, new_context: Any
+) -> None:
     page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True).new_page()
     page.goto("/")
     page.locator("li[data-preset=classic] button.primary").tap()

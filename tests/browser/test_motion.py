@@ -95,4 +95,6 @@ def test_removals_draws_redeals_and_a_win_move_unless_the_player_asks_for_reduce
     assert redealt and all(e["name"] == "home" for e in redealt), redealt
     assert len(celebrated) == 1 and celebrated[0]["name"] == "burst", celebrated
     # stand-ins take no input: the board's cards are still the ones a tap reaches
-    assert page.evaluate("[...document.querySelectorAll('.card.ghost')].every(g => getComputedStyle(g).pointerEvents === 'none')")
+    assert page.evaluate(
+        "[...document.querySelectorAll('.card.ghost')].every(g => getComputedStyle(g).pointerEvents === 'none')"
+    )

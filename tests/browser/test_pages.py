@@ -20,9 +20,15 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 
 @pytest.mark.parametrize(
     ("locale", "heading", "play_button"),
-    [("it-IT", "Le sfide di oggi", "Classica"), ("en-GB", "Today's challenges", "Classic"), ("es-ES", "Los desafíos de hoy", "Clásica")],
+    [
+        ("it-IT", "Le sfide di oggi", "Classica"),
+        ("en-GB", "Today's challenges", "Classic"),
+        ("es-ES", "Los desafíos de hoy", "Clásica"),
+    ],
 )
-def test_the_home_page_speaks_italian_english_and_spanish(site: Any, new_context: Any, locale: str, heading: str, play_button: str) -> None:
+def test_the_home_page_speaks_italian_english_and_spanish(
+    site: Any, new_context: Any, locale: str, heading: str, play_button: str
+) -> None:
     page = new_context(locale=locale).new_page()
     page.goto("/")
     assert heading in page.locator("h1").inner_text()
@@ -273,7 +279,9 @@ def test_a_house_rule_move_without_a_card_to_drag_is_a_button(site: Any, new_con
 
 
 @pytest.mark.parametrize("locale", ["it-IT", "en-US", "es-ES"])
-def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(site: Any, new_context: Any, locale: str) -> None:
+def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(
+    site: Any, new_context: Any, locale: str
+) -> None:
     """390 px wide, in each language: the history's and the boards' tables fit or scroll in their own box;
     the header's links and language menu are big enough for a finger; the calendar marks today and
     a day's result in their own month only."""
@@ -282,7 +290,9 @@ def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(si
     assert not small_header_targets(page), "a visitor's header"
     name = sign_up(page, site)
     # a past game with its score, which is what the calendar marks
-    code = PAST_GAME.format(days_ago=first_week_day_ago(), preset="classic", seed=CLASSIC_SEED, moves=["D", "D"], username=name)
+    code = PAST_GAME.format(
+        days_ago=first_week_day_ago(), preset="classic", seed=CLASSIC_SEED, moves=["D", "D"], username=name
+    )
     site.manage("shell", code=code + SCORED)
     start_ranked(page)
     assert not small_header_targets(page), "the play page's header and buttons"
@@ -290,7 +300,12 @@ def test_on_a_phone_no_page_of_a_player_with_a_finished_game_scrolls_sideways(si
     page.click("[data-action=resign]")
     page.locator("#result").wait_for(state="visible")
     assert not small_header_targets(page), "the result's buttons"
-    for path in ("/", "/leaderboards/?board=today&preset=classic", "/leaderboards/?board=all&preset=classic", "/profile/"):
+    for path in (
+        "/",
+        "/leaderboards/?board=today&preset=classic",
+        "/leaderboards/?board=all&preset=classic",
+        "/profile/",
+    ):
         page.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} in {locale} is {width} px wide"
@@ -337,7 +352,9 @@ def first_week_day_ago() -> int:
 @pytest.mark.parametrize("path", ["/api/redoc/", "/api/docs/"])
 def test_the_api_documentation_renders_under_the_sites_content_policy(site: Any, page: Any, path: str) -> None:
     refused: list[str] = []
-    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
+    page.on(
+        "console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None
+    )
     page.goto(path)
     page.get_by_text("Piramide API").first.wait_for()
     page.get_by_text("/api/challenges/today/").first.wait_for()
@@ -345,7 +362,9 @@ def test_the_api_documentation_renders_under_the_sites_content_policy(site: Any,
 
 
 @pytest.mark.parametrize("locale", ["it-IT", "en-US", "es-ES"])
-def test_on_a_phone_the_rules_of_the_new_and_changed_presets_read_in_each_language(site: Any, new_context: Any, locale: str) -> None:
+def test_on_a_phone_the_rules_of_the_new_and_changed_presets_read_in_each_language(
+    site: Any, new_context: Any, locale: str
+) -> None:
     """Seed 004's own game (`unlimited`) and seed 001's neighbouring waste pair (`egyptian`,
     `forty-open` from rules version 3): each rules page says its rule in the reader's language, draws
     its layout and fits a 390 px screen."""
@@ -356,14 +375,20 @@ def test_on_a_phone_the_rules_of_the_new_and_changed_presets_read_in_each_langua
     with translation.override(language):
         said = {
             "unlimited": gettext("Unlimited redeals"),
-            "egyptian": gettext("The two top cards of the waste may also pair with each other: the second pairs with the top card only."),
-            "forty-open": gettext("The two top cards of the waste may also pair with each other: the second pairs with the top card only."),
+            "egyptian": gettext(
+                "The two top cards of the waste may also pair with each other: the second pairs with the top card only."
+            ),
+            "forty-open": gettext(
+                "The two top cards of the waste may also pair with each other: the second pairs with the top card only."
+            ),
         }
     for preset, text in said.items():
         page.goto(f"/rules/{preset}/")
         page.get_by_text(text).first.wait_for()
         # every card of the drawing has a size on screen (the board's .card rule once sized them to nothing)
-        sizes = page.evaluate("[...document.querySelectorAll('figure.layout rect')].map((r) => r.getBoundingClientRect().width)")
+        sizes = page.evaluate(
+            "[...document.querySelectorAll('figure.layout rect')].map((r) => r.getBoundingClientRect().width)"
+        )
         assert len(sizes) > 20 and min(sizes) > 5, f"{preset}: the drawing's cards are {sizes[:5]}... px wide"
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"/rules/{preset}/ in {locale} is {width} px wide"

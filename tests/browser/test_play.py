@@ -26,7 +26,9 @@ from .helpers import (
 )
 
 
-def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(site: Any, new_context: Any) -> None:
+def test_sign_up_play_the_whole_daily_deal_by_dragging_and_see_the_score_on_the_leaderboard(
+    site: Any, new_context: Any
+) -> None:
     context = new_context()
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
@@ -200,7 +202,9 @@ def test_two_tabs_of_one_player_stay_in_step(site: Any, new_context: Any) -> Non
 
 
 def test_on_a_phone_a_finger_drags_a_pair_and_forty_shows_face_down_cards(site: Any, new_context: Any) -> None:
-    page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2).new_page()
+    page = new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2
+    ).new_page()
     sign_up(page, site)
     start_ranked(page, "classic")
     page.screenshot(path=str(ARTIFACTS / "play-phone.png"))
@@ -218,7 +222,9 @@ def test_on_a_phone_a_finger_drags_a_pair_and_forty_shows_face_down_cards(site: 
     page.screenshot(path=str(ARTIFACTS / "play-phone-forty.png"))
 
 
-def test_after_a_loss_the_point_of_no_return_is_shown_and_the_line_waits_for_the_day_to_end(site: Any, page: Any) -> None:
+def test_after_a_loss_the_point_of_no_return_is_shown_and_the_line_waits_for_the_day_to_end(
+    site: Any, page: Any
+) -> None:
     name = sign_up(page, site)
     start_ranked(page, "forty")
     # Two pairs of the base row: the second one loses the deal (the winning line starts 6.3+6.4).
@@ -328,7 +334,9 @@ def test_a_drag_survives_a_move_from_another_tab_arriving_mid_drag(site: Any, ne
     assert card(first, "7.3").count() == 0 and card(first, "7.4").count() == 0
 
 
-def test_the_result_stays_on_the_page_with_what_comes_next_and_a_finished_game_offers_no_dead_buttons(site: Any, page: Any) -> None:
+def test_the_result_stays_on_the_page_with_what_comes_next_and_a_finished_game_offers_no_dead_buttons(
+    site: Any, page: Any
+) -> None:
     sign_up(page, site)
     start_ranked(page)
     assert page.locator(".controls kbd").is_visible(), "the key hint shows where there is a keyboard"
@@ -351,7 +359,9 @@ def test_the_result_stays_on_the_page_with_what_comes_next_and_a_finished_game_o
     assert "Quaranta" in page.locator("h1").inner_text()
 
 
-def test_forty_says_what_its_court_cards_count_and_a_tap_on_the_waiting_stock_says_why(site: Any, new_context: Any) -> None:
+def test_forty_says_what_its_court_cards_count_and_a_tap_on_the_waiting_stock_says_why(
+    site: Any, new_context: Any
+) -> None:
     page = new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True).new_page()
     sign_up(page, site)
     start_ranked(page, "forty")

@@ -24,7 +24,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 DAYS = 3
 
 
-def ranked_game(challenge: Any, player: Any, line: list[str], finished_at: dt.datetime, *, won: bool, points: int) -> Score:
+def ranked_game(
+    challenge: Any, player: Any, line: list[str], finished_at: dt.datetime, *, won: bool, points: int
+) -> Score:
     """A finished ranked game with its moves and score, as the move path leaves them.  Its lines are
     shorter than the timing signals read (``TIMING_MIN_MOVES``): only the lines matter here."""
     game = Game.objects.create(
@@ -40,8 +42,15 @@ def ranked_game(challenge: Any, player: Any, line: list[str], finished_at: dt.da
     game.refresh_from_db()
     Move.objects.bulk_create(Move(game=game, number=n, notation=text) for n, text in enumerate(line, start=1))
     return Score.objects.create(
-        player=player, challenge=challenge, game=game, date=challenge.date, preset=challenge.preset,
-        points=points, moves=len(line), won=won, finished_at=finished_at,
+        player=player,
+        challenge=challenge,
+        game=game,
+        date=challenge.date,
+        preset=challenge.preset,
+        points=points,
+        moves=len(line),
+        won=won,
+        finished_at=finished_at,
     )
 
 
@@ -65,8 +74,10 @@ def a_run(copier_plays: str, *, others: int = 8, preset: str = "forty", every: i
         if copier_plays == "first":
             order.append((copier, line(day, "mine"), noon - dt.timedelta(minutes=30), True, 400))
         order.append((make_player(f"source{day}"), line(day, "top"), noon, True, 400))
-        order += [(make_player(f"o{day}.{n}"), line(day, f"o{n}."), noon + dt.timedelta(minutes=n + 1), False, 200)
-                  for n in range(others)]
+        order += [
+            (make_player(f"o{day}.{n}"), line(day, f"o{n}."), noon + dt.timedelta(minutes=n + 1), False, 200)
+            for n in range(others)
+        ]
         if copier_plays == "copy":
             order.append((copier, line(day, "top"), noon + dt.timedelta(minutes=45), True, 400))
         for player, moves, at, won, points in order:
@@ -140,7 +151,9 @@ def test_a_repeat_is_the_same_moves_for_95_percent_of_the_line() -> None:
     ranked_game(challenge, make_player("src"), top, at, won=True, points=400)
 
     def hit(name: str, moves: list[str], minutes: int) -> bool:
-        score = ranked_game(challenge, make_player(name), moves, at + dt.timedelta(minutes=minutes), won=True, points=400)
+        score = ranked_game(
+            challenge, make_player(name), moves, at + dt.timedelta(minutes=minutes), won=True, points=400
+        )
         return account_habit(score.game)[0].hit
 
     assert hit("near", [*top[:19], "other"], 5), "19 moves of 20 the same"

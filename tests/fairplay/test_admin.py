@@ -20,15 +20,35 @@ def test_a_score_in_review_shows_its_signals_linked_accounts_and_a_replay() -> N
     suspect, friend = make_player("suspect", display_name="Suspect"), make_player("friend", display_name="Friend")
     staff = make_player("moderator", is_staff=True, is_superuser=True)
     game = Game.objects.create(
-        challenge=challenge, player=suspect, ranked=True, outcome="resigned", move_count=2, version=2, finished_at=timezone.now()
+        challenge=challenge,
+        player=suspect,
+        ranked=True,
+        outcome="resigned",
+        move_count=2,
+        version=2,
+        finished_at=timezone.now(),
     )
     Move.objects.bulk_create([Move(game=game, number=1, notation="D"), Move(game=game, number=2, notation="D")])
     score = Score.objects.create(
-        player=suspect, challenge=challenge, game=game, date=challenge.date, preset="classic", points=0, moves=2,
-        won=False, finished_at=game.finished_at, standing="review", standing_reason="signals",
+        player=suspect,
+        challenge=challenge,
+        game=game,
+        date=challenge.date,
+        preset="classic",
+        points=0,
+        moves=2,
+        won=False,
+        finished_at=game.finished_at,
+        standing="review",
+        standing_reason="signals",
     )
-    Assessment.objects.create(score=score, suspicion=1.75, flagged=True, linked={str(friend.pk): "device"},
-                              signals={"device_link": 1.0, "solver_line": 0.5})
+    Assessment.objects.create(
+        score=score,
+        suspicion=1.75,
+        flagged=True,
+        linked={str(friend.pk): "device"},
+        signals={"device_link": 1.0, "solver_line": 0.5},
+    )
     client = Client(raise_request_exception=True)
     client.force_login(staff)
     queue = client.get("/admin/fairplay/scoreinreview/").content.decode()

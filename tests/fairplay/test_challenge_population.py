@@ -19,8 +19,15 @@ from tests.factories import make_challenge, make_player
 pytestmark = pytest.mark.django_db
 
 
-def stored_game(challenge: Any, player: Any, moves: tuple[str, ...], *, ranked: bool = True, finished: bool = True,
-                score: int | None = None) -> Game:
+def stored_game(
+    challenge: Any,
+    player: Any,
+    moves: tuple[str, ...],
+    *,
+    ranked: bool = True,
+    finished: bool = True,
+    score: int | None = None,
+) -> Game:
     game = Game.objects.create(
         challenge=challenge,
         player=player,

@@ -77,7 +77,9 @@ def test_marking_an_account_takes_every_score_off_every_board_and_its_next_score
     add_score(tuesday, ben, 900, 30)
     action = account_mark(account_id=ben.pk, actor=staff, note="second account of a banned player")
     assert action.kind == "mark" and len(action.before) == 2
-    assert set(Score.objects.filter(player=ben).values_list("standing", "standing_reason")) == {("excluded", "account_marked")}
+    assert set(Score.objects.filter(player=ben).values_list("standing", "standing_reason")) == {
+        ("excluded", "account_marked")
+    }
     for board in (*boards_of_classic(monday), Board.for_challenge(tuesday.pk), Board.all_time("forty")):
         assert "Ben" not in names(board), board.key
     with pytest.raises(BadRequest, match="marked"):
@@ -98,7 +100,9 @@ def test_staff_accounts_are_not_marked(staff: Any) -> None:
 
 
 @pytest.mark.parametrize(("language", "words"), [("en", "Excluded by staff"), ("it", "Esclus"), ("es", "Excluid")])
-def test_a_player_sees_their_excluded_score_and_why_on_their_profile_and_the_board(staff: Any, language: str, words: str) -> None:
+def test_a_player_sees_their_excluded_score_and_why_on_their_profile_and_the_board(
+    staff: Any, language: str, words: str
+) -> None:
     from django.test import Client
 
     challenge = make_challenge()
@@ -114,4 +118,4 @@ def test_a_player_sees_their_excluded_score_and_why_on_their_profile_and_the_boa
     assert 'data-standing="excluded"' in board and words in board
     other = Client(HTTP_ACCEPT_LANGUAGE=language)
     other.force_login(make_player("bea"))
-    assert 'data-standing' not in other.get(f"/leaderboards/?board=today&preset={challenge.preset}").content.decode()
+    assert "data-standing" not in other.get(f"/leaderboards/?board=today&preset={challenge.preset}").content.decode()

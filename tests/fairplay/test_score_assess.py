@@ -102,8 +102,15 @@ def _copy_among(players: int, *, agree: int) -> Assessment:
     earlier = timezone.now() - dt.timedelta(hours=1)
     for n in range(players):
         other = make_player(f"p{n}")
-        game = Game.objects.create(challenge=challenge, player=other, ranked=True, outcome=Game.Outcome.RESIGNED,
-                                   move_count=agree + 1, score=0, finished_at=earlier)
+        game = Game.objects.create(
+            challenge=challenge,
+            player=other,
+            ranked=True,
+            outcome=Game.Outcome.RESIGNED,
+            move_count=agree + 1,
+            score=0,
+            finished_at=earlier,
+        )
         moves = [*line[:agree], "R" if line[agree] != "R" else "D"]
         Move.objects.bulk_create(Move(game=game, number=i, notation=text) for i, text in enumerate(moves, start=1))
     play_line(challenge, make_player("source"), line)

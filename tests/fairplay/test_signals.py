@@ -56,7 +56,9 @@ def record(
     for gap in gaps:
         at += dt.timedelta(seconds=gap)
         times.append(at)
-    return PlayRecord(game_id, player_id, start, times[-1], moves[: len(gaps)], tuple(times), address, device, won, score)
+    return PlayRecord(
+        game_id, player_id, start, times[-1], moves[: len(gaps)], tuple(times), address, device, won, score
+    )
 
 
 def human_gaps(n: int, seed: int) -> list[float]:
@@ -113,8 +115,17 @@ def test_a_copy_must_cover_nearly_both_games_and_counts_only_decisions() -> None
 
 
 def test_a_school_behind_one_address_links_nobody() -> None:
-    pupils = [record(i, i, gaps=human_gaps(30, i), moves=tuple(f"p{i}-{j}" for j in range(30)), address="10.0.0.1",
-                     start=T0 + dt.timedelta(minutes=i)) for i in range(1, 26)]
+    pupils = [
+        record(
+            i,
+            i,
+            gaps=human_gaps(30, i),
+            moves=tuple(f"p{i}-{j}" for j in range(30)),
+            address="10.0.0.1",
+            start=T0 + dt.timedelta(minutes=i),
+        )
+        for i in range(1, 26)
+    ]
     for pupil in pupils[1:]:
         result = assess(pupil, [p for p in pupils if p is not pupil])
         assert result.linked == {} and not result.flagged
@@ -122,7 +133,14 @@ def test_a_school_behind_one_address_links_nobody() -> None:
 
 def test_throwaway_then_main_from_one_address_on_the_solvers_line_is_flagged() -> None:
     throwaway = record(1, 1, gaps=[1.0] * 5, moves=("D",) * 5, address="192.0.2.7", device="aaa")
-    main = record(2, 2, gaps=human_gaps(40, 3), start=throwaway.finished_at + dt.timedelta(seconds=20), address="192.0.2.7", device="bbb")
+    main = record(
+        2,
+        2,
+        gaps=human_gaps(40, 3),
+        start=throwaway.finished_at + dt.timedelta(seconds=20),
+        address="192.0.2.7",
+        device="bbb",
+    )
     result = assess(main, [throwaway], solver_lines=[LINE])
     assert result.linked == {1: "address"}
     assert result.signals["address_link"] == 1.0 and result.signals["after_linked"] == 1.0
@@ -133,8 +151,16 @@ def test_throwaway_then_main_from_one_address_on_the_solvers_line_is_flagged() -
 def _after_linked_first(first: PlayRecord, *, won: bool = True) -> dict[str, float] | bool:
     """A game won (or not) from ``first``'s address on another device, right after ``first``, on a deal
     whose solver lines offer no decision to follow (as on some forty days): link and timing only."""
-    main = record(2, 2, gaps=human_gaps(40, 3), start=first.finished_at + dt.timedelta(minutes=2),
-                  address="192.0.2.7", device="bbb", won=won, score=400)
+    main = record(
+        2,
+        2,
+        gaps=human_gaps(40, 3),
+        start=first.finished_at + dt.timedelta(minutes=2),
+        address="192.0.2.7",
+        device="bbb",
+        won=won,
+        score=400,
+    )
     result = assess(main, [first], solver_lines=[LINE[:1]])
     assert result.signals["address_link"] == 1.0 and result.signals["after_linked"] == 1.0
     assert result.signals["solver_line"] == 0.0
@@ -194,8 +220,17 @@ def _scenario(case: dict) -> tuple[PlayRecord, list[PlayRecord], dict]:
     others = []
     for n, (common, offset, address, device) in enumerate(case["others"], start=2):
         moves = LINE[:common] + tuple(f"o{n}-{i}" for i in range(40 - common))
-        others.append(record(n, n, gaps=human_gaps(40, n), moves=moves, start=T0 + dt.timedelta(seconds=offset),
-                             address=address, device=device))
+        others.append(
+            record(
+                n,
+                n,
+                gaps=human_gaps(40, n),
+                moves=moves,
+                start=T0 + dt.timedelta(seconds=offset),
+                address=address,
+                device=device,
+            )
+        )
     games = max(case["population"], case["agreeing"])
     population = Population(games, (case["agreeing"],) * len(play.moves), (10,))
     solver = LINE[: case["solver_prefix"]] + ("x",) * (40 - case["solver_prefix"])
@@ -240,7 +275,9 @@ def test_rarity_is_the_share_that_made_every_shared_choice_with_this_game_counte
     # the product of each decision's share telescopes to those who made them all, over everyone
     assert rarity(line, line, [True, True, True, True], population) == 2 / 100
     assert rarity(line, line, [True, True, False, False], population) == 31 / 100, "up to the last decision only"
-    assert rarity(line, line[:3] + ("q",), [True, True, True, True], population) == 4 / 100, "up to the last shared move"
+    assert rarity(line, line[:3] + ("q",), [True, True, True, True], population) == 4 / 100, (
+        "up to the last shared move"
+    )
     assert rarity(line, line, [False] * 4, population) == 1.0, "a forced line is no rare choice"
 
 
@@ -319,7 +356,9 @@ def test_on_forty_card_deals_a_repeat_is_scored_by_its_decisions_alone() -> None
 # ----------------------------------------------------------------- line_habit
 
 
-def _finished(game_id: int, player_id: int, minutes: int, *, moves: tuple[str, ...] = LINE, score: int = 400) -> PlayRecord:
+def _finished(
+    game_id: int, player_id: int, minutes: int, *, moves: tuple[str, ...] = LINE, score: int = 400
+) -> PlayRecord:
     """A won game of ``moves`` at a person's pace, started ``minutes`` after T0 (all take as long)."""
     start = T0 + dt.timedelta(minutes=minutes)
     return record(game_id, player_id, gaps=human_gaps(len(moves), 1), moves=moves, start=start, won=True, score=score)
@@ -375,4 +414,6 @@ def test_a_household_playing_one_after_another_is_not_flagged_by_its_habit() -> 
     assert found.signals["address_link"] == 1.0 and found.signals["after_linked"] == 1.0
     assert found.signals["line_habit"] == 0.0 and not found.flagged
     habit = _days(*[(True, 0.3)] * 4)
-    assert assess(second, [first], habit=[*habit[:3], replace(habit[3], game_id=2)]).flagged, "a household copying daily is"
+    assert assess(second, [first], habit=[*habit[:3], replace(habit[3], game_id=2)]).flagged, (
+        "a household copying daily is"
+    )

@@ -189,9 +189,23 @@ class PrivateRedis:
         if redis_server is None:
             raise StackError("redis-server is not installed")
         self.process = subprocess.Popen(
-            [redis_server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.dir), "--logfile", str(self.log)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+            [
+                redis_server,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+                "--logfile",
+                str(self.log),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
         )
         try:
             wait_for(self.ping, 20, f"redis-server on port {self.port}")
@@ -261,7 +275,7 @@ def django_json(env: dict[str, str], code: str) -> Any:
     script = f"import json\nresult = None\n{code}\nprint({marker!r} + json.dumps(result, default=str))\n"
     out = manage(env, "shell", "--no-startup", "-c", script)
     line = [text for text in out.splitlines() if text.startswith(marker)][-1]
-    return json.loads(line[len(marker):])
+    return json.loads(line[len(marker) :])
 
 
 class Process:
@@ -324,8 +338,19 @@ class Process:
 class WebServer(Process):
     def __init__(self, env: dict[str, str], log: Path, port: int | None = None) -> None:
         self.port = port or free_port()
-        command = [PYTHON, "-m", "uvicorn", "piramide_site.asgi:application", "--host", "127.0.0.1",
-                   "--port", str(self.port), "--no-access-log", "--log-level", "warning"]
+        command = [
+            PYTHON,
+            "-m",
+            "uvicorn",
+            "piramide_site.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
         super().__init__(f"uvicorn:{self.port}", command, env, log)
 
     @property
@@ -350,9 +375,21 @@ class WebServer(Process):
 
 class Worker(Process):
     def __init__(self, env: dict[str, str], log: Path, name: str, pool: str = "solo") -> None:
-        command = [PYTHON, "-m", "celery", "-A", "piramide_site", "worker", f"--pool={pool}", "--concurrency=1",
-                   "--loglevel=INFO", f"--hostname={name}@%h", "--without-gossip", "--without-mingle",
-                   "--without-heartbeat"]
+        command = [
+            PYTHON,
+            "-m",
+            "celery",
+            "-A",
+            "piramide_site",
+            "worker",
+            f"--pool={pool}",
+            "--concurrency=1",
+            "--loglevel=INFO",
+            f"--hostname={name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
         super().__init__(f"worker:{name}", command, env, log)
 
     def wait_ready(self, timeout: float = 60) -> Worker:

@@ -29,7 +29,9 @@ async def connect(port: int, path: str, session: str) -> Any:
     from websockets.asyncio.client import connect as ws_connect
 
     return await ws_connect(
-        f"ws://127.0.0.1:{port}{path}", origin="http://127.0.0.1", additional_headers={"Cookie": f"sessionid={session}"},
+        f"ws://127.0.0.1:{port}{path}",
+        origin="http://127.0.0.1",
+        additional_headers={"Cookie": f"sessionid={session}"},
         proxy=None,
     )
 

@@ -24,8 +24,13 @@ def test_the_visibility_timeout_comes_from_the_environment_only_when_set() -> No
 
 
 def test_every_task_retries_while_the_database_is_unreachable() -> None:
-    for task in (tasks.challenge_verify_task, tasks.challenge_replace_task, tasks.challenges_fill_task,
-                 tasks.challenge_fill_task, tasks.games_close_expired_task):
+    for task in (
+        tasks.challenge_verify_task,
+        tasks.challenge_replace_task,
+        tasks.challenges_fill_task,
+        tasks.challenge_fill_task,
+        tasks.games_close_expired_task,
+    ):
         assert OperationalError in task.autoretry_for, task.name
         assert task.max_retries == 20 and task.retry_backoff_max == 60
 

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.servers
 
 
 @pytest.mark.parametrize("connections", ["persistent", "pooled"])
-def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_returns(stack: Stack, connections: str) -> None:
+def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_returns(
+    stack: Stack, connections: str
+) -> None:
     ids = setup_players(stack, "alice")
     pending = stack.django(
         "from tests.factories import make_challenge\nimport datetime as dt\n"
@@ -37,7 +39,11 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
     # A pooled request waits up to DJANGO_DB_POOL_TIMEOUT for a connection before its 503: short
     # here, so the outage's requests answer within the socket's keepalive.
     age = "60" if connections == "persistent" else "0"
-    kept = {"DJANGO_CONN_MAX_AGE": age, "DJANGO_DB_POOL_TIMEOUT": "2", "DATABASE_URL": stack.postgres.url(stack.database)}
+    kept = {
+        "DJANGO_CONN_MAX_AGE": age,
+        "DJANGO_DB_POOL_TIMEOUT": "2",
+        "DATABASE_URL": stack.postgres.url(stack.database),
+    }
     web = stack.web(**kept)
     worker = stack.worker("outage", **kept)
     line = winning_line("classic", ids["seed"])
@@ -97,7 +103,9 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
         # The pool reconnects in the background, with a growing pause between attempts: the site
         # answers 503 until its first new connection is made, seconds after Postgres is back.
         returned = time.monotonic()
-        wait_for(lambda: Client(web.base).get("/healthz/").status_code == 200, 60, "the pool to reconnect", interval=0.5)
+        wait_for(
+            lambda: Client(web.base).get("/healthz/").status_code == 200, 60, "the pool to reconnect", interval=0.5
+        )
         print(f"pool back {time.monotonic() - returned:.1f} s after Postgres")
     # Then every request succeeds, on the same processes.
     first = [alice.get(f"/api/games/{game['id']}/") for _ in range(4)]

@@ -138,5 +138,7 @@ def test_leaderboards_rebuild_from_postgres_and_sockets_reconnect_after_redis_is
     )
     wait_for(
         lambda: stack.query("SELECT status FROM games_dailychallenge WHERE id = %s", pending) == [("done",)],
-        30, "the verification enqueued after the flush", interval=0.2,
+        30,
+        "the verification enqueued after the flush",
+        interval=0.2,
     )

@@ -24,9 +24,20 @@ pytestmark = pytest.mark.django_db
 
 #: Named routes that are no page: POST-only actions, JSON, the catalogue, redirects.
 NOT_PAGES = {
-    "signout", "ranked-start", "practice-start", "game-replay", "follow-add", "follow-stop", "follow-link-reset",
-    "email-verify-resend", "set-language", "jsi18n", "password-reset-sent", "password-reset-done",
-    "manifest", "service-worker",
+    "signout",
+    "ranked-start",
+    "practice-start",
+    "game-replay",
+    "follow-add",
+    "follow-stop",
+    "follow-link-reset",
+    "email-verify-resend",
+    "set-language",
+    "jsi18n",
+    "password-reset-sent",
+    "password-reset-done",
+    "manifest",
+    "service-worker",
 }
 FIELDS = {"input", "select", "textarea"}
 NOT_FIELDS = {"hidden", "submit", "button", "reset", "image"}

@@ -20,7 +20,11 @@ from tests.factories import make_challenge, make_player
 pytestmark = pytest.mark.django_db
 
 #: Large seeds, so a seed found on a page cannot be a page's own number by chance.
-TODAY_SEED, TOMORROW_SEED, YESTERDAY_SEED = 8_123_456_789_012_345_671, 7_123_456_789_012_345_672, 6_123_456_789_012_345_673
+TODAY_SEED, TOMORROW_SEED, YESTERDAY_SEED = (
+    8_123_456_789_012_345_671,
+    7_123_456_789_012_345_672,
+    6_123_456_789_012_345_673,
+)
 
 
 def page(client: Client, url: str) -> str:
@@ -79,7 +83,11 @@ def test_once_the_day_is_over_the_pages_reveal_the_seed_and_how_to_check_it(toda
     client = Client(HTTP_ACCEPT_LANGUAGE=language)
     client.force_login(bob)
     room = page(client, f"/challenges/{yesterday.pk}/room/")
-    label = {"en": "Seed commitment (SHA-256)", "it": "Impegno sul seme (SHA-256)", "es": "Compromiso de la semilla (SHA-256)"}
+    label = {
+        "en": "Seed commitment (SHA-256)",
+        "it": "Impegno sul seme (SHA-256)",
+        "es": "Compromiso de la semilla (SHA-256)",
+    }
     assert label[language] in room
     assert revealed_recipe(room, yesterday) == f"piramide-seed-v2:forty:{YESTERDAY_SEED}:{yesterday.salt}"
     assert f'href="/api/challenges/{yesterday.pk}/"' in room

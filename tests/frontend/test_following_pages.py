@@ -31,7 +31,11 @@ def board_rows(page: str) -> list[tuple[str, str]]:
 @pytest.fixture
 def today_board() -> dict[str, Any]:
     challenge = make_challenge()
-    me, friend, stranger = make_player("me", display_name="Me"), make_player("fri", display_name="Fri"), make_player("str", display_name="Str")
+    me, friend, stranger = (
+        make_player("me", display_name="Me"),
+        make_player("fri", display_name="Fri"),
+        make_player("str", display_name="Str"),
+    )
     add_score(challenge, stranger, 900, 40)
     add_score(challenge, friend, 500, 40)
     add_score(challenge, me, 300, 40)
@@ -43,7 +47,9 @@ def today_board() -> dict[str, Any]:
 def test_every_board_has_the_switch_and_its_following_view(today_board: dict[str, Any], board: str) -> None:
     client = signed_in(today_board["me"])
     everyone = client.get(f"/leaderboards/?board={board}&preset=classic").content.decode()
-    assert re.search(rf'<a href="\?board={board}&amp;preset=classic&amp;view=everyone" aria-current="page">Everyone</a>', everyone)
+    assert re.search(
+        rf'<a href="\?board={board}&amp;preset=classic&amp;view=everyone" aria-current="page">Everyone</a>', everyone
+    )
     assert f'href="?board={board}&amp;preset=classic&amp;view=following">Following</a>' in everyone
     assert board_rows(everyone) == [("1", "Str"), ("2", "Fri"), ("3", "Me")]
     following = client.get(f"/leaderboards/?board={board}&preset=classic&view=following").content.decode()

@@ -77,7 +77,9 @@ def test_the_cache_version_changes_when_a_shell_file_changes(monkeypatch: Any, t
     edited = tmp_path / "site.css"
     edited.write_text("body { color: red; }")
     real_find = installable.finders.find
-    monkeypatch.setattr(installable.finders, "find", lambda name: str(edited) if name == "frontend/site.css" else real_find(name))
+    monkeypatch.setattr(
+        installable.finders, "find", lambda name: str(edited) if name == "frontend/site.css" else real_find(name)
+    )
     _, after = installable._shell()
     assert after != before
 
@@ -104,14 +106,21 @@ def fresh_shell() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("fresh_shell")
-def test_with_hashed_static_names_the_worker_precaches_the_names_the_pages_ask_for(settings: Any, tmp_path: Path) -> None:
+def test_with_hashed_static_names_the_worker_precaches_the_names_the_pages_ask_for(
+    settings: Any, tmp_path: Path
+) -> None:
     from django.core.management import call_command
     from django.templatetags.static import static
 
     settings.STATIC_ROOT = tmp_path
-    settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    }
     # the front end's files are enough here: the other apps' (admin, API docs) only take time
-    call_command("collectstatic", interactive=False, verbosity=0, ignore_patterns=["admin", "rest_framework", "drf_spectacular*"])
+    call_command(
+        "collectstatic", interactive=False, verbosity=0, ignore_patterns=["admin", "rest_framework", "drf_spectacular*"]
+    )
     script = Client().get("/sw.js").content.decode()
     css = static("frontend/site.css")
     assert re.fullmatch(r"/static/frontend/site\.[0-9a-f]{12}\.css", css)

@@ -70,7 +70,9 @@ def test_play_page_embeds_only_the_visible_state_and_no_seed() -> None:
     play, _ = game_ranked_start(challenge_id=challenge.pk, player=player)
     response = signed_in(player).get(f"/games/{play.game.pk}/")
     body = response.content.decode()
-    config = json.loads(re.search(r'<script id="play-config" type="application/json">(.*?)</script>', body, re.S).group(1))
+    config = json.loads(
+        re.search(r'<script id="play-config" type="application/json">(.*?)</script>', body, re.S).group(1)
+    )
     assert config["game"]["state"]["rows"][0][0]["free"] is False
     assert "4611686018427400249" not in body
     stock = challenge.deal.stock
@@ -153,16 +155,35 @@ def test_today_and_its_result_are_marked_in_their_own_month_only_not_in_the_padd
     player = make_player()
     challenge = make_challenge(date=dt.date(2026, 12, 1))
     game = Game.objects.create(
-        challenge=challenge, player=player, ranked=True, outcome="won", score=500, move_count=40, finished_at=timezone.now()
+        challenge=challenge,
+        player=player,
+        ranked=True,
+        outcome="won",
+        score=500,
+        move_count=40,
+        finished_at=timezone.now(),
     )
     Score.objects.create(
-        player=player, challenge=challenge, game=game, date=challenge.date, preset="classic", points=500, moves=40,
-        won=True, finished_at=game.finished_at,
+        player=player,
+        challenge=challenge,
+        game=game,
+        date=challenge.date,
+        preset="classic",
+        points=500,
+        moves=40,
+        won=True,
+        finished_at=game.finished_at,
     )
     # 1 December 2026 is a Tuesday: November's last week is drawn with it
     with mock.patch.object(selectors, "local_today", return_value=dt.date(2026, 12, 1)):
         months = selectors.played_calendar(player_id=player.pk)
-    marked = [(m["first"].month, d["date"]) for m in months for week in m["weeks"] for d in week if d["today"] or d["won"] or d["played"]]
+    marked = [
+        (m["first"].month, d["date"])
+        for m in months
+        for week in m["weeks"]
+        for d in week
+        if d["today"] or d["won"] or d["played"]
+    ]
     assert marked == [(12, dt.date(2026, 12, 1))]
 
 
@@ -186,7 +207,12 @@ def test_the_site_has_an_icon_where_browsers_look_for_one() -> None:
 
 def test_the_sign_up_form_tells_password_managers_what_each_field_is() -> None:
     page = Client().get("/signup/").content.decode()
-    for name, kind in (("username", "username"), ("display_name", "nickname"), ("email", "email"), ("password", "new-password")):
+    for name, kind in (
+        ("username", "username"),
+        ("display_name", "nickname"),
+        ("email", "email"),
+        ("password", "new-password"),
+    ):
         field = re.search(rf'<input[^>]*name="{name}"[^>]*>', page)
         assert field is not None and f'autocomplete="{kind}"' in field.group(0), name
 
@@ -217,7 +243,11 @@ def test_play_page_carries_the_notice_for_a_pyramid_that_can_no_longer_be_cleare
     for seen, move in enumerate(old.moves):
         game_move_make(game_id=play.game.pk, player=player, move=str(move), seen=seen)
     body = signed_in(player, language).get(f"/games/{play.game.pk}/").content.decode()
-    notice = re.search(r'<div class="unclearable" role="status" data-notice="unclearable" hidden>(.*?)</div>', body, re.S)
+    notice = re.search(
+        r'<div class="unclearable" role="status" data-notice="unclearable" hidden>(.*?)</div>', body, re.S
+    )
     assert notice and says in notice.group(1) and 'data-action="end-here"' in notice.group(1)
-    config = json.loads(re.search(r'<script id="play-config" type="application/json">(.*?)</script>', body, re.S).group(1))
+    config = json.loads(
+        re.search(r'<script id="play-config" type="application/json">(.*?)</script>', body, re.S).group(1)
+    )
     assert config["game"]["outcome"] == "in_progress" and config["game"]["state"]["pyramid_clearable"] is False

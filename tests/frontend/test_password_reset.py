@@ -40,7 +40,11 @@ def test_a_player_gets_a_link_in_their_language_and_chooses_a_new_password_that_
     visitor = Client(HTTP_ACCEPT_LANGUAGE="it")
     form = visitor.get(link, follow=True)
     assert "Nuova password" in form.content.decode()
-    done = visitor.post(form.redirect_chain[-1][0], {"new_password1": "a-brand-new-phrase-7", "new_password2": "a-brand-new-phrase-7"}, follow=True)
+    done = visitor.post(
+        form.redirect_chain[-1][0],
+        {"new_password1": "a-brand-new-phrase-7", "new_password2": "a-brand-new-phrase-7"},
+        follow=True,
+    )
     assert "La tua password è cambiata" in done.content.decode()
     assert Client().login(username="ann", password="a-brand-new-phrase-7")
     assert elsewhere.get("/profile/").status_code == 302, "the old password's session is over"

@@ -51,10 +51,10 @@ def test_home_without_a_variant_names_none(settings: Any) -> None:
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
-@pytest.mark.parametrize(
-    ("language", "title"), [("en", "Rules"), ("it", "Regole"), ("es", "Reglas")]
-)
-def test_every_preset_has_a_rules_page_with_its_layout_in_three_languages(preset: str, language: str, title: str) -> None:
+@pytest.mark.parametrize(("language", "title"), [("en", "Rules"), ("it", "Regole"), ("es", "Reglas")])
+def test_every_preset_has_a_rules_page_with_its_layout_in_three_languages(
+    preset: str, language: str, title: str
+) -> None:
     rules = PRESETS[preset]
     text = page(f"/rules/{preset}/", language)
     assert f"<h1>{title}:" in text
@@ -126,7 +126,9 @@ def test_the_forty_house_drawing_shows_the_waste_cards_its_pairs_reach() -> None
 
 
 def test_the_calendar_page_shows_the_coming_days_presets_and_no_deal(rotation: None, today: dt.date) -> None:
-    scheduled = [make_challenge(date=today + dt.timedelta(days=n), preset="classic", seed=BIG_WINNABLE + n) for n in range(14)]
+    scheduled = [
+        make_challenge(date=today + dt.timedelta(days=n), preset="classic", seed=BIG_WINNABLE + n) for n in range(14)
+    ]
     text = page("/calendar/", "es")
     assert "El programa de los próximos días" in text
     assert len(re.findall(r"<time datetime=", text)) == 14
@@ -147,8 +149,15 @@ def test_profile_and_home_show_the_all_variants_and_per_variant_streaks(rotation
     home = client.get("/").content.decode()
     assert "2 days with every variant played" in home
     profile = client.get("/profile/").content.decode()
-    rows = re.findall(r'<tr data-preset="([a-z-]+)"><td><a href="/rules/\1/">[^<]+</a></td><td class="num">(\d+)</td>', profile)
+    rows = re.findall(
+        r'<tr data-preset="([a-z-]+)"><td><a href="/rules/\1/">[^<]+</a></td><td class="num">(\d+)</td>', profile
+    )
     assert rows == [("classic", "2"), ("forty", "2"), ("egyptian", "1"), ("double", "1")]
     me = client.get("/api/me/").json()
     assert me["streaks"]["all_variants_current"] == 2 and me["streaks"]["played_current"] == 2
-    assert {s["preset"]: s["played_best"] for s in me["preset_streaks"]} == {"classic": 2, "forty": 2, "egyptian": 1, "double": 1}
+    assert {s["preset"]: s["played_best"] for s in me["preset_streaks"]} == {
+        "classic": 2,
+        "forty": 2,
+        "egyptian": 1,
+        "double": 1,
+    }

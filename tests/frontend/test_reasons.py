@@ -29,6 +29,7 @@ def translated(language: str) -> set[str]:
         catalogue = gettext.GNUTranslations(compiled)._catalog  # type: ignore[attr-defined]
     return {key[0] if isinstance(key, tuple) else key for key, text in catalogue.items() if text}
 
+
 #: (pattern, the msgids its line says)
 RULES = [
     (re.compile(pattern), re.findall(r'(?:_|ngettext)\("([^"]+)"', line))

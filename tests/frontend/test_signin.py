@@ -48,7 +48,9 @@ def test_the_page_says_the_name_is_refused_from_here_and_for_how_long() -> None:
     italian = Client(HTTP_ACCEPT_LANGUAGE="it", REMOTE_ADDR="10.0.0.1")
     assert "Troppi accessi non riusciti: riprova tra 15 minuti." in sign_in(italian, "alice", PASSWORD)
     spanish = Client(HTTP_ACCEPT_LANGUAGE="es", REMOTE_ADDR="10.0.0.1")
-    assert "Demasiados intentos de acceso fallidos: vuelve a intentarlo en 15 minutos." in sign_in(spanish, "alice", PASSWORD)
+    assert "Demasiados intentos de acceso fallidos: vuelve a intentarlo en 15 minutos." in sign_in(
+        spanish, "alice", PASSWORD
+    )
     # From elsewhere the owner signs in: the limit is this name from that address.
     elsewhere = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.2")
     assert elsewhere.post("/signin/", {"username": "alice", "password": PASSWORD}).status_code == 302
@@ -57,12 +59,26 @@ def test_the_page_says_the_name_is_refused_from_here_and_for_how_long() -> None:
 @pytest.mark.parametrize(
     ("language", "before", "after"),
     [
-        ("en", "Many failed sign-ins for this username: try again in ", " seconds (the wait is never longer than 30 seconds)."),
-        ("it", "Molti accessi non riusciti per questo nome utente: riprova tra ", " secondi (l'attesa non supera mai 30 secondi)."),
-        ("es", "Muchos intentos de acceso fallidos para este nombre de usuario: vuelve a intentarlo en ", " segundos (la espera nunca pasa de 30 segundos)."),
+        (
+            "en",
+            "Many failed sign-ins for this username: try again in ",
+            " seconds (the wait is never longer than 30 seconds).",
+        ),
+        (
+            "it",
+            "Molti accessi non riusciti per questo nome utente: riprova tra ",
+            " secondi (l'attesa non supera mai 30 secondi).",
+        ),
+        (
+            "es",
+            "Muchos intentos de acceso fallidos para este nombre de usuario: vuelve a intentarlo en ",
+            " segundos (la espera nunca pasa de 30 segundos).",
+        ),
     ],
 )
-def test_the_page_says_the_name_delay_and_its_bound(settings: Any, monkeypatch: Any, language: str, before: str, after: str) -> None:
+def test_the_page_says_the_name_delay_and_its_bound(
+    settings: Any, monkeypatch: Any, language: str, before: str, after: str
+) -> None:
     settings.SIGNIN_FAILURES_PER_USER = "2/15min"
     monkeypatch.setattr(signin, "FIRST_DELAY", 20.0)  # still waiting when the page is asked, however slow the machine
     make_player("alice", password=PASSWORD)
@@ -93,7 +109,9 @@ def test_an_address_lock_is_said_for_every_name(settings: Any) -> None:
         page = sign_in(Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.6"), name, "nope")
     assert "Too many failed sign-ins" in page
     make_player("carla", password=PASSWORD)
-    assert "Too many failed sign-ins" in sign_in(Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.6"), "carla", PASSWORD)
+    assert "Too many failed sign-ins" in sign_in(
+        Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.6"), "carla", PASSWORD
+    )
     other = Client(HTTP_ACCEPT_LANGUAGE="en", REMOTE_ADDR="10.0.0.7")
     assert other.post("/signin/", {"username": "carla", "password": PASSWORD}).status_code == 302
 

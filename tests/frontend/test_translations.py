@@ -27,7 +27,9 @@ def test_compiled_catalogue_matches_its_source(po: Path, tmp_path: Path) -> None
         assert gettext.GNUTranslations(a)._catalog == gettext.GNUTranslations(b)._catalog  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("po", [p for p in CATALOGUES if p.parts[-3] in ("it", "es")], ids=lambda p: f"{p.parts[-3]}/{p.name}")
+@pytest.mark.parametrize(
+    "po", [p for p in CATALOGUES if p.parts[-3] in ("it", "es")], ids=lambda p: f"{p.parts[-3]}/{p.name}"
+)
 def test_every_italian_and_spanish_string_is_translated(po: Path) -> None:
     """The .po files are where the translations live: msgfmt counts what is left untranslated or
     fuzzy (a guess of msgmerge's, which makemessages leaves for a person to check), single-line

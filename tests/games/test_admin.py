@@ -36,7 +36,9 @@ def test_scheduling_draws_a_seed_and_verifies_it_after_commit(staff_client, djan
         assert column in listing
 
 
-def test_a_drawn_deal_that_is_unwinnable_is_replaced_by_a_winnable_one(staff_client, django_capture_on_commit_callbacks, monkeypatch):
+def test_a_drawn_deal_that_is_unwinnable_is_replaced_by_a_winnable_one(
+    staff_client, django_capture_on_commit_callbacks, monkeypatch
+):
     from games import services
 
     draws = iter([UNWINNABLE["classic"]])
@@ -44,7 +46,9 @@ def test_a_drawn_deal_that_is_unwinnable_is_replaced_by_a_winnable_one(staff_cli
     monkeypatch.setattr(services, "draw_seed", lambda: next(draws, None) or real())
     day = dt.date(2031, 2, 8)
     with django_capture_on_commit_callbacks(execute=True):
-        response = staff_client.post("/admin/games/dailychallenge/add/", {"date": day.isoformat(), "preset": "classic", "seed": ""}, follow=True)
+        response = staff_client.post(
+            "/admin/games/dailychallenge/add/", {"date": day.isoformat(), "preset": "classic", "seed": ""}, follow=True
+        )
     assert "the solver is looking for a winnable deal" in response.content.decode()
     challenge = DailyChallenge.objects.get(date=day)
     assert challenge.seed != UNWINNABLE["classic"] and challenge.verdict == "winnable"
@@ -77,9 +81,7 @@ def test_a_second_challenge_for_a_date_and_preset_is_a_form_error(staff_client):
 def test_reverify_action(staff_client, django_capture_on_commit_callbacks):
     challenge = make_challenge(date=dt.date(2031, 2, 6), status="failed", verdict="")
     with django_capture_on_commit_callbacks(execute=True):
-        staff_client.post(
-            "/admin/games/dailychallenge/", {"action": "reverify", "_selected_action": [challenge.pk]}
-        )
+        staff_client.post("/admin/games/dailychallenge/", {"action": "reverify", "_selected_action": [challenge.pk]})
     challenge.refresh_from_db()
     assert challenge.status == "done" and challenge.verdict == "winnable"
 
@@ -89,7 +91,9 @@ def test_the_warning_replaces_the_deal_in_one_click(staff_client, django_capture
 
     from games.selectors import local_today
 
-    challenge = make_challenge(date=local_today() + dt.timedelta(days=5), seed=UNWINNABLE["classic"], verdict="unwinnable")
+    challenge = make_challenge(
+        date=local_today() + dt.timedelta(days=5), seed=UNWINNABLE["classic"], verdict="unwinnable"
+    )
     listing = staff_client.get("/admin/games/dailychallenge/").content.decode()
     action = re.search(r'<form method="post" action="([^"]+)" class="replace-deal"', listing).group(1)
     assert action == f"/admin/games/dailychallenge/{challenge.pk}/replace/"

@@ -19,11 +19,15 @@ def test_existing_challenges_games_and_races_keep_version_1_and_new_ones_take_th
     race = apps.get_model("races", "Race").objects.create(code="old-race", host_id=user.pk, preset="classic", seed=13)
 
     apps = migrate_to(AFTER)
-    Challenge, Game, Race = (apps.get_model(*name) for name in (("games", "DailyChallenge"), ("games", "Game"), ("races", "Race")))
+    Challenge, Game, Race = (
+        apps.get_model(*name) for name in (("games", "DailyChallenge"), ("games", "Game"), ("races", "Race"))
+    )
     assert Challenge.objects.get(pk=challenge.pk).rules_version == 1
     assert Game.objects.get(pk=game.pk).rules_version == 1
     assert Race.objects.get(pk=race.pk).rules_version == 1
-    fresh = Challenge.objects.create(date=dt.date(2026, 12, 2), preset="classic", seed=14, seed_commitment="0" * 64, commitment_version=1)
+    fresh = Challenge.objects.create(
+        date=dt.date(2026, 12, 2), preset="classic", seed=14, seed_commitment="0" * 64, commitment_version=1
+    )
     assert fresh.rules_version == RULES_VERSION
 
 
@@ -33,15 +37,28 @@ def test_rows_dealt_under_version_2_keep_it_through_version_3s_migration(migrate
     user = make_player("older")
     apps = migrate_to([("games", "0008_preset_unlimited"), ("races", "0005_preset_unlimited")])
     challenge = apps.get_model("games", "DailyChallenge").objects.create(
-        date=dt.date(2026, 12, 3), preset="egyptian", seed=15, seed_commitment="0" * 64, commitment_version=1, rules_version=2
+        date=dt.date(2026, 12, 3),
+        preset="egyptian",
+        seed=15,
+        seed_commitment="0" * 64,
+        commitment_version=1,
+        rules_version=2,
     )
-    game = apps.get_model("games", "Game").objects.create(challenge=challenge, player_id=user.pk, ranked=True, rules_version=2)
-    race = apps.get_model("races", "Race").objects.create(code="v2-race", host_id=user.pk, preset="egyptian", seed=15, rules_version=2)
+    game = apps.get_model("games", "Game").objects.create(
+        challenge=challenge, player_id=user.pk, ranked=True, rules_version=2
+    )
+    race = apps.get_model("races", "Race").objects.create(
+        code="v2-race", host_id=user.pk, preset="egyptian", seed=15, rules_version=2
+    )
 
     apps = migrate_to([("games", "0009_rules_version_3"), ("races", "0006_race_rules_version_3")])
-    Challenge, Game, Race = (apps.get_model(*name) for name in (("games", "DailyChallenge"), ("games", "Game"), ("races", "Race")))
+    Challenge, Game, Race = (
+        apps.get_model(*name) for name in (("games", "DailyChallenge"), ("games", "Game"), ("races", "Race"))
+    )
     assert Challenge.objects.get(pk=challenge.pk).rules_version == 2
     assert Game.objects.get(pk=game.pk).rules_version == 2
     assert Race.objects.get(pk=race.pk).rules_version == 2
-    fresh = Challenge.objects.create(date=dt.date(2026, 12, 4), preset="egyptian", seed=16, seed_commitment="0" * 64, commitment_version=1)
+    fresh = Challenge.objects.create(
+        date=dt.date(2026, 12, 4), preset="egyptian", seed=16, seed_commitment="0" * 64, commitment_version=1
+    )
     assert fresh.rules_version == RULES_VERSION == 3

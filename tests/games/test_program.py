@@ -48,7 +48,10 @@ def test_the_fill_makes_the_missing_days_unless_another_process_is_filling(setti
     out = io.StringIO()
     call_command("program_fill", "--days", "2", stdout=out)
     today = local_today()
-    assert set(DailyChallenge.objects.values_list("date", "preset")) == {(today, "classic"), (today + dt.timedelta(days=1), "classic")}
+    assert set(DailyChallenge.objects.values_list("date", "preset")) == {
+        (today, "classic"),
+        (today + dt.timedelta(days=1), "classic"),
+    }
     assert "2 challenge(s) created" in out.getvalue()
 
 
@@ -61,17 +64,27 @@ def test_the_fill_makes_each_days_whole_program_variant_of_the_day_included(sett
     call_command("program_fill", "--days", "2", stdout=io.StringIO())
     tomorrow = today + dt.timedelta(days=1)
     assert set(DailyChallenge.objects.values_list("date", "preset")) == {
-        (today, "classic"), (today, "egyptian"), (tomorrow, "classic"), (tomorrow, "forty-open")
+        (today, "classic"),
+        (today, "egyptian"),
+        (tomorrow, "classic"),
+        (tomorrow, "forty-open"),
     }
 
 
 def test_a_server_started_on_an_empty_program_fills_today_and_tomorrow_and_stops_cleanly(tmp_path: Path) -> None:
     """Real uvicorn on the embedded default: no beat, no worker, nobody scheduling anything."""
     database = tmp_path / "db.sqlite3"
-    env = {"DATABASE_URL": f"sqlite:///{database}", "PIRAMIDE_PROGRAM_KEEPER": "true", "PIRAMIDE_DAILY_PRESETS": "classic", "PIRAMIDE_VARIANT_OF_THE_DAY": "false"}
+    env = {
+        "DATABASE_URL": f"sqlite:///{database}",
+        "PIRAMIDE_PROGRAM_KEEPER": "true",
+        "PIRAMIDE_DAILY_PRESETS": "classic",
+        "PIRAMIDE_VARIANT_OF_THE_DAY": "false",
+    }
     migrate = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     migrate.update(env, DJANGO_SETTINGS_MODULE="piramide_site.settings.test")
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=migrate, check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=migrate, check=True, timeout=300
+    )
     with uvicorn_server(tmp_path, env, lifespan="on") as server:
         deadline = time.monotonic() + 120
         rows: list[tuple[str, str]] = []
@@ -79,7 +92,9 @@ def test_a_server_started_on_an_empty_program_fills_today_and_tomorrow_and_stops
             time.sleep(0.5)
             with sqlite3.connect(database) as db:
                 rows = db.execute("select date, preset from games_dailychallenge order by date").fetchall()
-        assert [date for date, _ in rows] == [str(local_today()), str(local_today() + dt.timedelta(days=1))], server.log_text()
+        assert [date for date, _ in rows] == [str(local_today()), str(local_today() + dt.timedelta(days=1))], (
+            server.log_text()
+        )
     text = server.log_text()
     assert "Application startup complete" in text and "Application shutdown complete" in text, text
     assert "Traceback" not in text and "unsupported" not in text, text

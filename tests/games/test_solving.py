@@ -177,7 +177,11 @@ def test_an_unknown_answer_is_kept_for_a_short_while_only(lost_game, settings, m
             kept.append((value["start_verdict"], timeout))
 
     monkeypatch.setattr(solving, "cache", Cache())
-    monkeypatch.setattr(solver_jobs, "review_job", lambda *args: {"start_verdict": "unknown", "point_of_no_return": None, "line": [], "seconds": 9.9})
+    monkeypatch.setattr(
+        solver_jobs,
+        "review_job",
+        lambda *args: {"start_verdict": "unknown", "point_of_no_return": None, "line": [], "seconds": 9.9},
+    )
     assert client_of(lost_game.player).get(f"/api/games/{lost_game.pk}/review/").json()["start_verdict"] == "unknown"
     assert kept == [("unknown", settings.SOLVER_CACHE_UNKNOWN_SECONDS)]
 

@@ -164,7 +164,10 @@ def test_every_rate_of_a_request_is_counted_in_one_step(settings, two_games, mon
     assert len(steps) == 1
     kinds = [name.split(":", 2)[2] for name in steps[0]]
     assert kinds == [
-        f"http:all:user:{alice.pk}", f"http:moves:client:user:{alice.pk}", f"http:moves:user:{alice.pk}", "http:moves:ip:10.0.0.6"
+        f"http:all:user:{alice.pk}",
+        f"http:moves:client:user:{alice.pk}",
+        f"http:moves:user:{alice.pk}",
+        "http:moves:ip:10.0.0.6",
     ]
 
 
@@ -230,6 +233,9 @@ def test_twenty_guesses_at_once_get_only_as_many_checks_as_the_limits(settings, 
     home = csrf_client("10.0.2.1")
     assert sign_in(home, "alice", PASSWORD).status_code == 200
     clients = [csrf_client(f"10.0.1.{i}") for i in range(20)]
-    codes = [response.status_code for response in at_once([partial(sign_in, client, "alice", "wrong-guess") for client in clients])]
+    codes = [
+        response.status_code
+        for response in at_once([partial(sign_in, client, "alice", "wrong-guess") for client in clients])
+    ]
     assert sorted(codes) == [400] * 5 + [429] * 15
     assert sign_in(csrf_client("10.0.2.1"), "alice", PASSWORD).status_code == 200

@@ -106,7 +106,10 @@ def signed_in(player: Any) -> tuple[dict[str, str], dict[str, str]]:
     client = Client()
     client.force_login(player)
     token = _get_new_csrf_string()
-    cookies = {settings.SESSION_COOKIE_NAME: client.cookies[settings.SESSION_COOKIE_NAME].value, settings.CSRF_COOKIE_NAME: token}
+    cookies = {
+        settings.SESSION_COOKIE_NAME: client.cookies[settings.SESSION_COOKIE_NAME].value,
+        settings.CSRF_COOKIE_NAME: token,
+    }
     return {"X-CSRFToken": token, "Accept-Language": "en"}, cookies
 
 
@@ -137,7 +140,11 @@ def test_every_operation_answers_as_its_schema_says(objects, wsgi_app):
                 cases += 1
                 # What this case breaks on purpose stays broken: a broken path keeps its ids, and a
                 # case that drops or garbles the session cookie is sent without a real session.
-                broken = {where for where, info in (case.meta.components or {}).items() if info.mode is GenerationMode.NEGATIVE}
+                broken = {
+                    where
+                    for where, info in (case.meta.components or {}).items()
+                    if info.mode is GenerationMode.NEGATIVE
+                }
                 if ParameterLocation.PATH not in broken:
                     steer(case, objects)
                 headers, cookies = signed_in(player)

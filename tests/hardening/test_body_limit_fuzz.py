@@ -26,7 +26,12 @@ sizes = st.one_of(st.sampled_from([0, 1, LIMIT - 1, LIMIT, LIMIT + 1]), st.integ
 
 
 @hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(size=sizes, chunk=st.integers(1, 40_000), declared=st.booleans(), path=st.sampled_from(["/api/auth/signin/", "/signin/"]))
+@given(
+    size=sizes,
+    chunk=st.integers(1, 40_000),
+    declared=st.booleans(),
+    path=st.sampled_from(["/api/auth/signin/", "/signin/"]),
+)
 def test_a_body_is_refused_exactly_when_it_is_over_the_limit(size, chunk, declared, path):
     pieces = [b"a" * min(chunk, size - start) for start in range(0, size, chunk)] or [b""]
     given_out = 0
@@ -46,9 +51,20 @@ def test_a_body_is_refused_exactly_when_it_is_over_the_limit(size, chunk, declar
     headers = [(b"host", b"127.0.0.1"), (b"content-type", b"application/json")]
     if declared:
         headers.append((b"content-length", str(size).encode()))
-    scope = {"type": "http", "method": "POST", "path": path, "raw_path": path.encode(), "root_path": "",
-             "query_string": b"", "headers": headers, "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000),
-             "scheme": "http", "http_version": "1.1", "asgi": {"version": "3.0"}}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "scheme": "http",
+        "http_version": "1.1",
+        "asgi": {"version": "3.0"},
+    }
     asyncio.run(asyncio.wait_for(handler()(scope, receive, send), 30))
 
     status = sent[0]["status"]

@@ -85,14 +85,22 @@ class Upload:
 def test_a_huge_declared_body_is_refused_with_the_json_413_before_it_is_read(server):
     rss_before, read_before = server.rss_kib(), server.bytes_read()
     # Says 1.5 GB, then sends up to 64 MiB of it as fast as the server takes it.
-    upload = Upload(server, "/api/auth/signin/", "Content-Type: application/json\r\nContent-Length: 1500000000\r\n",
-                    b"x" * 65536, repeat=1024)
+    upload = Upload(
+        server,
+        "/api/auth/signin/",
+        "Content-Type: application/json\r\nContent-Length: 1500000000\r\n",
+        b"x" * 65536,
+        repeat=1024,
+    )
     status, headers, body, closed = upload.response()
     spooled = server.temporary_bytes()
     upload.finish()
     assert status == 413 and headers["content-type"] == "application/json"
-    assert json.loads(body) == {"error": "too_large", "message": f"the request body is over the limit of {LIMIT:,} bytes",
-                                "limit": LIMIT}
+    assert json.loads(body) == {
+        "error": "too_large",
+        "message": f"the request body is over the limit of {LIMIT:,} bytes",
+        "limit": LIMIT,
+    }
     assert closed, "the connection is closed, so the rest of the body is never read"
     assert upload.send_error is not None and upload.sent < 16 * 2**20, (upload.sent, upload.send_error)
     assert server.bytes_read() - read_before < 2 * 2**20, "the server read next to nothing of it"
@@ -119,8 +127,10 @@ def chunked(size: int, piece: int = 8192) -> bytes:
 
 def post_chunked(server: Server, body_size: int) -> tuple[int, dict[str, Any]]:
     with socket.create_connection(("127.0.0.1", server.port), timeout=20) as conn:
-        conn.sendall(b"POST /api/auth/signin/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                     b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunked(body_size))
+        conn.sendall(
+            b"POST /api/auth/signin/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunked(body_size)
+        )
         data = b""
         try:
             while chunk := conn.recv(65536):
@@ -129,7 +139,7 @@ def post_chunked(server: Server, body_size: int) -> tuple[int, dict[str, Any]]:
             pass
     head, _, rest = data.partition(b"\r\n\r\n")
     status = int(head.split()[1])
-    return status, json.loads(rest[rest.index(b"{"): rest.rindex(b"}") + 1])
+    return status, json.loads(rest[rest.index(b"{") : rest.rindex(b"}") + 1])
 
 
 def test_a_chunked_body_is_read_up_to_the_limit_and_refused_one_byte_past_it(server):
@@ -143,8 +153,13 @@ def test_a_chunked_body_is_read_up_to_the_limit_and_refused_one_byte_past_it(ser
 def test_an_endless_chunked_body_is_cut_off_at_the_limit(server):
     rss_before, read_before = server.rss_kib(), server.bytes_read()
     piece = 8192
-    upload = Upload(server, "/api/auth/signin/", "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
-                    b"%x\r\n" % piece + b"a" * piece + b"\r\n", repeat=8192)  # 64 MiB, never ended
+    upload = Upload(
+        server,
+        "/api/auth/signin/",
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+        b"%x\r\n" % piece + b"a" * piece + b"\r\n",
+        repeat=8192,
+    )  # 64 MiB, never ended
     status, _, body, closed = upload.response()
     spooled = server.temporary_bytes()
     upload.finish()
@@ -197,8 +212,14 @@ def test_a_declared_length_over_the_limit_is_answered_without_reading_the_body()
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": "POST", "path": "/api/auth/signin/", "root_path": "", "query_string": b"",
-             "headers": [(b"content-length", str(settings.HTTP_MAX_BODY_BYTES + 1).encode())]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/auth/signin/",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-length", str(settings.HTTP_MAX_BODY_BYTES + 1).encode())],
+    }
     asyncio.run(handler(scope, receive, send))
     assert sent[0]["status"] == 413
     assert (b"connection", b"close") in [(name.lower(), value) for name, value in sent[0]["headers"]]

@@ -60,13 +60,22 @@ def caddy_in_front_of(upstream_port: int, tmp_path: Path) -> Iterator[int]:
         config = config.replace(old, new)
     caddyfile = tmp_path / f"Caddyfile-{https_port}"
     caddyfile.write_text(config)
-    env = {**os.environ, "SITE_ADDRESS": f"127.0.0.1:{https_port}", "HOME": str(tmp_path),
-           "XDG_DATA_HOME": str(tmp_path / "caddy-data"), "XDG_CONFIG_HOME": str(tmp_path / "caddy-config")}
+    env = {
+        **os.environ,
+        "SITE_ADDRESS": f"127.0.0.1:{https_port}",
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
+    }
     env.pop("DJANGO_HTTP_MAX_BODY_BYTES", None)  # the Caddyfile's default, as compose's
     log_path = tmp_path / f"caddy-{https_port}.log"
     with log_path.open("wb") as log:
-        caddy = subprocess.Popen([CADDY, "run", "--config", str(caddyfile), "--adapter", "caddyfile"],
-                                 env=env, stdout=log, stderr=subprocess.STDOUT)
+        caddy = subprocess.Popen(
+            [CADDY, "run", "--config", str(caddyfile), "--adapter", "caddyfile"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -101,9 +110,23 @@ def echo(tmp_path: Path) -> Iterator[int]:
     """tests/site/echo_asgi.py (it answers with the client address, or the scheme) behind Caddy."""
     port = free_port()
     server = subprocess.Popen(
-        [str(Path(sys.executable).with_name("uvicorn")), "tests.site.echo_asgi:app", "--host", "127.0.0.1",
-         "--port", str(port), "--proxy-headers", "--forwarded-allow-ips", "127.0.0.1", "--lifespan", "off"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            str(Path(sys.executable).with_name("uvicorn")),
+            "tests.site.echo_asgi:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--proxy-headers",
+            "--forwarded-allow-ips",
+            "127.0.0.1",
+            "--lifespan",
+            "off",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         with caddy_in_front_of(port, tmp_path) as proxy_port:
             yield proxy_port
@@ -140,8 +163,12 @@ def test_bodies_over_the_limit_are_refused_through_the_proxy(site):
     on, Caddy cuts that answer short: the client still has the status."""
     for _ in range(5):
         with closing(https(site)) as conn:
-            conn.request("POST", "/api/auth/signin/", b"x" * (settings.HTTP_MAX_BODY_BYTES + 1),
-                         headers={"Content-Type": "application/json"})
+            conn.request(
+                "POST",
+                "/api/auth/signin/",
+                b"x" * (settings.HTTP_MAX_BODY_BYTES + 1),
+                headers={"Content-Type": "application/json"},
+            )
             response = conn.getresponse()
             try:
                 body: bytes | None = response.read()
@@ -153,8 +180,12 @@ def test_bodies_over_the_limit_are_refused_through_the_proxy(site):
             assert response.status == 413 or (response.status == 502 and caddy_version() < (2, 7)), response.status
     # a body at the limit passes the proxy, and meets the CSRF check
     with closing(https(site)) as conn:
-        conn.request("POST", "/api/auth/signin/", b"x" * settings.HTTP_MAX_BODY_BYTES,
-                     headers={"Content-Type": "application/json"})
+        conn.request(
+            "POST",
+            "/api/auth/signin/",
+            b"x" * settings.HTTP_MAX_BODY_BYTES,
+            headers={"Content-Type": "application/json"},
+        )
         response = conn.getresponse()
         response.read()
     assert response.status == 403
@@ -167,8 +198,9 @@ def test_sockets_upgrade_through_the_proxy(site):
         # a path no consumer serves: the socket is accepted, then closed with 4404
         from websockets.exceptions import ConnectionClosed
 
-        async with connect(f"wss://127.0.0.1:{site}/ws/nowhere/", origin=f"https://127.0.0.1:{site}",
-                           ssl=tls_context(), proxy=None) as ws:
+        async with connect(
+            f"wss://127.0.0.1:{site}/ws/nowhere/", origin=f"https://127.0.0.1:{site}", ssl=tls_context(), proxy=None
+        ) as ws:
             with pytest.raises(ConnectionClosed):
                 while True:
                     await asyncio.wait_for(ws.recv(), 10)

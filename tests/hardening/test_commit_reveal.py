@@ -125,7 +125,9 @@ def test_the_revealed_seed_matches_the_commitment_published_before(preset, monke
     assert scores.count() == 2
     for score in scores:
         notation = async_to_sync(watch_replay)(score.game_id)
-        assert notation == list(Game.objects.get(pk=score.game_id).moves.order_by("number").values_list("notation", flat=True))
+        assert notation == list(
+            Game.objects.get(pk=score.game_id).moves.order_by("number").values_list("notation", flat=True)
+        )
         replayed = EngineGame.replay(revealed, [parse_move(text) for text in notation])
         assert replayed.score == score.points
 
@@ -134,7 +136,9 @@ def test_a_v1_challenge_keeps_its_commitment_and_still_verifies_once_over(monkey
     """The challenges published before the salt: their commitment is the v1 hash, and stays checkable."""
     from games.selectors import local_today
 
-    challenge = make_challenge(date=local_today() + dt.timedelta(days=1), seed=4611686018427400261, commitment_version=1)
+    challenge = make_challenge(
+        date=local_today() + dt.timedelta(days=1), seed=4611686018427400261, commitment_version=1
+    )
     at(monkeypatch, challenge_day_end(challenge) - dt.timedelta(seconds=1))
     during = public(challenge.pk)
     assert during["commitment_scheme"] == "piramide-seed-v1" and during["seed"] is None and during["salt"] is None
@@ -142,7 +146,9 @@ def test_a_v1_challenge_keeps_its_commitment_and_still_verifies_once_over(monkey
     after = public(challenge.pk)
     assert after["seed"] == "4611686018427400261" and after["salt"] is None
     assert after["seed_commitment"] == during["seed_commitment"]
-    status, printed = verify_commitment(capsys, "--preset", "classic", "--seed", after["seed"], after["seed_commitment"])
+    status, printed = verify_commitment(
+        capsys, "--preset", "classic", "--seed", after["seed"], after["seed_commitment"]
+    )
     assert status == 0 and printed["scheme"] == "piramide-seed-v1" and printed["deal"] == after["deal"]
 
 
@@ -157,5 +163,7 @@ def test_a_tampered_seed_or_salt_does_not_verify(tamper, monkeypatch, capsys):
         seed += 1
     else:
         salt = format(int(salt, 16) ^ 1, "032x")
-    status, printed = verify_commitment(capsys, "--preset", "classic", "--seed", str(seed), "--salt", salt, after["seed_commitment"])
+    status, printed = verify_commitment(
+        capsys, "--preset", "classic", "--seed", str(seed), "--salt", salt, after["seed_commitment"]
+    )
     assert status == 1 and printed["match"].startswith("NO")

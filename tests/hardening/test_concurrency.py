@@ -64,10 +64,16 @@ def test_twenty_moves_at_one_version_store_exactly_one(setup):
     for seen, move in enumerate(line[:5]):
         game_move_make(game_id=game.pk, player=alice, move=move, seen=seen)
     for version in (5, 6, 7):
-        answers = at_once([
-            (lambda c=c: c.post(f"/api/games/{game.pk}/moves/", {"move": line[version], "seen": version}, format="json"))
-            for c in clients
-        ])
+        answers = at_once(
+            [
+                (
+                    lambda c=c: c.post(
+                        f"/api/games/{game.pk}/moves/", {"move": line[version], "seen": version}, format="json"
+                    )
+                )
+                for c in clients
+            ]
+        )
         codes = Counter(answer.status_code for answer in answers)
         assert codes == {200: 1, 409: THREADS - 1}, codes
         assert all(a.json()["error"] == "stale" for a in answers if a.status_code == 409)
@@ -79,10 +85,12 @@ def test_twenty_finishing_moves_record_exactly_one_score(setup):
     for seen, move in enumerate(line[:-1]):
         game_move_make(game_id=game.pk, player=alice, move=move, seen=seen)
     last = len(line) - 1
-    answers = at_once([
-        (lambda c=c: c.post(f"/api/games/{game.pk}/moves/", {"move": line[last], "seen": last}, format="json"))
-        for c in clients
-    ])
+    answers = at_once(
+        [
+            (lambda c=c: c.post(f"/api/games/{game.pk}/moves/", {"move": line[last], "seen": last}, format="json"))
+            for c in clients
+        ]
+    )
     codes = Counter(answer.status_code for answer in answers)
     assert codes == {200: 1, 409: THREADS - 1}, codes
     winner = next(a.json() for a in answers if a.status_code == 200)
@@ -102,7 +110,9 @@ def test_twenty_resigns_and_moves_at_once_leave_one_consistent_end(setup):
         if i % 2:
             requests.append(lambda c=client: c.post(f"/api/games/{game.pk}/resign/"))
         else:
-            requests.append(lambda c=client: c.post(f"/api/games/{game.pk}/moves/", {"move": line[4], "seen": 4}, format="json"))
+            requests.append(
+                lambda c=client: c.post(f"/api/games/{game.pk}/moves/", {"move": line[4], "seen": 4}, format="json")
+            )
     answers = at_once(requests)
     resigned = [a for i, a in enumerate(answers) if i % 2 and a.status_code == 200]
     moved = [a for i, a in enumerate(answers) if not i % 2 and a.status_code == 200]

@@ -39,7 +39,9 @@ def world(settings: Any, today: Any) -> World:
 
 
 def everything() -> list[Any]:
-    users = [list(User.objects.order_by("pk").values("pk", "username", "password", "display_name", "email", "is_staff"))]
+    users = [
+        list(User.objects.order_by("pk").values("pk", "username", "password", "display_name", "email", "is_staff"))
+    ]
     return users + [list(model.objects.order_by("pk").values()) for model in (Game, Move, Score, Race, RaceEntry)]
 
 
@@ -62,8 +64,9 @@ def test_every_unsafe_request_without_a_csrf_token_is_refused_and_changes_nothin
                         # A page that does not say why (the API docs render a bare 403): with the
                         # token the same request is not refused, so the token was the reason.
                         token = client.cookies[settings.CSRF_COOKIE_NAME].value
-                        again = getattr(client, method)(path, {"move": "D", "seen": 0}, content_type="application/json",
-                                                        HTTP_X_CSRFTOKEN=token)
+                        again = getattr(client, method)(
+                            path, {"move": "D", "seen": 0}, content_type="application/json", HTTP_X_CSRFTOKEN=token
+                        )
                         assert again.status_code != 403, f"{method.upper()} {path} is refused with the token too"
                     refused += 1
     assert everything() == before
@@ -86,8 +89,11 @@ def test_a_session_made_by_another_site_cannot_be_used_with_a_forged_origin():
     client = APIClient(enforce_csrf_checks=True)
     token = client.get("/api/auth/csrf/").json()["csrf_token"]
     response = client.post(
-        "/api/auth/signin/", {"username": "alice", "password": "a-long-pass-phrase-42"}, format="json",
-        HTTP_X_CSRFTOKEN=token, HTTP_ORIGIN="https://evil.example",
+        "/api/auth/signin/",
+        {"username": "alice", "password": "a-long-pass-phrase-42"},
+        format="json",
+        HTTP_X_CSRFTOKEN=token,
+        HTTP_ORIGIN="https://evil.example",
     )
     assert response.status_code == 403
 
@@ -99,8 +105,12 @@ def test_the_session_cookie_is_http_only_and_same_site_and_the_csrf_cookie_same_
     make_player("alice")
     client = APIClient(enforce_csrf_checks=True)
     token = client.get("/api/auth/csrf/").json()["csrf_token"]
-    response = client.post("/api/auth/signin/", {"username": "alice", "password": "a-long-pass-phrase-42"},
-                           format="json", HTTP_X_CSRFTOKEN=token)
+    response = client.post(
+        "/api/auth/signin/",
+        {"username": "alice", "password": "a-long-pass-phrase-42"},
+        format="json",
+        HTTP_X_CSRFTOKEN=token,
+    )
     session = response.cookies[settings.SESSION_COOKIE_NAME]
     assert session["httponly"] and session["samesite"] == "Lax"
     csrf = client.cookies[settings.CSRF_COOKIE_NAME]
@@ -113,8 +123,14 @@ def test_with_the_production_flags_both_cookies_are_secure(settings):
     make_player("alice")
     client = APIClient(enforce_csrf_checks=True)
     token = client.get("/api/auth/csrf/", secure=True).json()["csrf_token"]
-    response = client.post("/api/auth/signin/", {"username": "alice", "password": "a-long-pass-phrase-42"},
-                           format="json", HTTP_X_CSRFTOKEN=token, secure=True, HTTP_REFERER="https://testserver/")
+    response = client.post(
+        "/api/auth/signin/",
+        {"username": "alice", "password": "a-long-pass-phrase-42"},
+        format="json",
+        HTTP_X_CSRFTOKEN=token,
+        secure=True,
+        HTTP_REFERER="https://testserver/",
+    )
     assert response.status_code == 200, response.content
     assert response.cookies[settings.SESSION_COOKIE_NAME]["secure"]
     assert client.cookies[settings.CSRF_COOKIE_NAME]["secure"]

@@ -102,7 +102,10 @@ def test_a_move_for_another_players_game_is_refused(game, challenge, line):
     with Unchanged():
         assert bob_api.get(f"/api/games/{game['id']}/").status_code == 403
     with Unchanged():
-        assert APIClient().post(f"/api/games/{game['id']}/moves/", {"move": line[0], "seen": 0}, format="json").status_code == 403
+        assert (
+            APIClient().post(f"/api/games/{game['id']}/moves/", {"move": line[0], "seen": 0}, format="json").status_code
+            == 403
+        )
 
 
 def test_a_replayed_or_reordered_move_is_refused(alice_api, game, line):

@@ -22,8 +22,12 @@ AUTH_LIMIT = 5
 def server(postgres: Any, transactional_db: Any, tmp_path: Any) -> Any:
     # The developer's settings, whose limits come from the environment as production's do (the test
     # settings fix them high), with the address limit of sign-ins low.
-    env = {**database_env(), "DJANGO_SETTINGS_MODULE": "piramide_site.settings.local",
-           "FORWARDED_ALLOW_IPS": PROXY, "LIMIT_AUTH_PER_IP": f"{AUTH_LIMIT}/min"}
+    env = {
+        **database_env(),
+        "DJANGO_SETTINGS_MODULE": "piramide_site.settings.local",
+        "FORWARDED_ALLOW_IPS": PROXY,
+        "LIMIT_AUTH_PER_IP": f"{AUTH_LIMIT}/min",
+    }
     with uvicorn_server(tmp_path, env=env, args=("--proxy-headers",)) as running:
         yield running
 
@@ -38,9 +42,17 @@ def signin_statuses(server: Server, source: str, forwarded: list[str]) -> list[i
     statuses = []
     for number, address in enumerate(forwarded):
         body = json.dumps({"username": f"nobody{number}", "password": "not-the-password"})
-        conn.request("POST", "/api/auth/signin/", body, headers={
-            "Content-Type": "application/json", "Cookie": cookie, "X-CSRFToken": token, "X-Forwarded-For": address,
-        })
+        conn.request(
+            "POST",
+            "/api/auth/signin/",
+            body,
+            headers={
+                "Content-Type": "application/json",
+                "Cookie": cookie,
+                "X-CSRFToken": token,
+                "X-Forwarded-For": address,
+            },
+        )
         response = conn.getresponse()
         response.read()
         statuses.append(response.status)
@@ -59,5 +71,7 @@ def test_the_proxy_s_x_forwarded_for_is_believed(server):
     statuses = signin_statuses(server, PROXY, [f"203.0.113.{number}" for number in range(1, AUTH_LIMIT + 3)])
     assert 429 not in statuses, statuses
     # ...and one address behind it counts as one, whatever the client wrote before the proxy's entry.
-    statuses = signin_statuses(server, PROXY, [f"198.51.100.{number}, 203.0.113.99" for number in range(AUTH_LIMIT + 1)])
+    statuses = signin_statuses(
+        server, PROXY, [f"198.51.100.{number}, 203.0.113.99" for number in range(AUTH_LIMIT + 1)]
+    )
     assert 429 not in statuses[:AUTH_LIMIT] and statuses[AUTH_LIMIT] == 429, statuses

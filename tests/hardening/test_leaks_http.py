@@ -99,16 +99,23 @@ def test_no_url_of_the_site_shows_a_seed_or_a_hidden_card(world: World):
                 walked.add(route)
                 if not path.startswith("/api/") or any(word in path for word in STATE_CHANGING):
                     continue
-                bodies = [{}] + ([{"move": move, "seen": seen} for move in PROBE_MOVES for seen in (0, 6)]
-                                 if path.endswith("/moves/") else [])
+                bodies = [{}] + (
+                    [{"move": move, "seen": seen} for move in PROBE_MOVES for seen in (0, 6)]
+                    if path.endswith("/moves/")
+                    else []
+                )
                 for body in bodies:
                     response = client.post(path, body, content_type="application/json")
                     requests += 1
                     assert response.status_code < 500, f"POST {path} {body} as {viewer_name}"
-                    scan_response(scanner, response, hidden_for(world, viewer, params), f"POST {path} {body} as {viewer_name}")
+                    scan_response(
+                        scanner, response, hidden_for(world, viewer, params), f"POST {path} {body} as {viewer_name}"
+                    )
     assert walked == {route for route, _ in routes}, "every URL pattern was requested"
-    print(f"\nleak scan: {len(routes)} URL patterns, {requests} requests, {scanner.scanned} bodies and headers, "
-          f"{scanner.characters} characters")
+    print(
+        f"\nleak scan: {len(routes)} URL patterns, {requests} requests, {scanner.scanned} bodies and headers, "
+        f"{scanner.characters} characters"
+    )
     assert not scanner.leaks, "\n".join(scanner.leaks)
     assert requests > 1000 and scanner.scanned > 2 * requests - 10
 
@@ -142,8 +149,14 @@ def test_the_scanner_catches_what_it_looks_for(world: World):
     scanner = Scanner(secrets=world.secrets())
     scanner.json({"state": {"waste": [card]}}, hidden, "json code")
     scanner.json({"message": f"that is {label_of(card)}"}, hidden, "json label")
-    scanner.text(f"<li data-card=\"{card}\">", hidden, "html code")
+    scanner.text(f'<li data-card="{card}">', hidden, "html code")
     scanner.text(f"seed {world.forty.seed:x}", set(), "hex seed")
     scanner.text(str(world.tomorrow.deal), set(), "deal")
     scanner.text("As wide as 4s", hidden | {"As", "4s"}, "prose")
-    assert [leak.split(":")[0] for leak in scanner.leaks] == ["json code", "json label", "html code", "hex seed", "deal"]
+    assert [leak.split(":")[0] for leak in scanner.leaks] == [
+        "json code",
+        "json label",
+        "html code",
+        "hex seed",
+        "deal",
+    ]

@@ -38,7 +38,11 @@ PROBES = [
     {"type": "join"},
     {"type": "no-such-type"},
     {"type": "move"},
-    *({"type": "move", "move": move, "seen": seen} for move in ("1.1", "2.1+S", "S", "W+S", "T", "B1", "R", "9.9") for seen in (0, 99)),
+    *(
+        {"type": "move", "move": move, "seen": seen}
+        for move in ("1.1", "2.1+S", "S", "W+S", "T", "B1", "R", "9.9")
+        for seen in (0, 99)
+    ),
 ]
 
 
@@ -108,10 +112,18 @@ async def test_no_socket_message_shows_a_seed_or_a_hidden_card(today):
     world = await database_sync_to_async(build_world)(today)
     scanner = Scanner(secrets=world.secrets())
     users = {name: (world.players[name] if name != "anonymous" else None) for name in VIEWERS}
-    cookies = {name: (await database_sync_to_async(session_cookie)(user) if user else None) for name, user in users.items()}
+    cookies = {
+        name: (await database_sync_to_async(session_cookie)(user) if user else None) for name, user in users.items()
+    }
     paths = [f"/ws/games/{game.pk}/" for game in world.games.values()] + ["/ws/games/999999/"]
     paths += [f"/ws/challenges/{c.pk}/" for c in (world.yesterday, world.classic, world.forty, world.tomorrow)]
-    paths += ["/ws/challenges/999999/", f"/ws/races/{world.lobby.code}/", f"/ws/races/{world.race.code}/", "/ws/races/nosuch/", "/ws/nothing/"]
+    paths += [
+        "/ws/challenges/999999/",
+        f"/ws/races/{world.lobby.code}/",
+        f"/ws/races/{world.race.code}/",
+        "/ws/races/nosuch/",
+        "/ws/nothing/",
+    ]
     kinds: set[str] = set()
 
     async def check(listener: Listener, messages: list[dict[str, Any]]) -> None:
@@ -140,18 +152,40 @@ async def test_no_socket_message_shows_a_seed_or_a_hidden_card(today):
         state = await database_sync_to_async(game_engine_state)(game)
         for _ in range(2):
             move = str(state.legal_moves()[0])
-            play = await database_sync_to_async(game_move_make)(game_id=game.pk, player=alice, move=move, seen=len(state.moves))
+            play = await database_sync_to_async(game_move_make)(
+                game_id=game.pk, player=alice, move=move, seen=len(state.moves)
+            )
             state = play.state
-    race_state = await database_sync_to_async(lambda: race_entry_state(world.race, world.race.entries.get(player=alice)))()
+    race_state = await database_sync_to_async(
+        lambda: race_entry_state(world.race, world.race.entries.get(player=alice))
+    )()
     move = str(race_state.legal_moves()[0])
-    await database_sync_to_async(race_move_make)(code=world.race.code, player=alice, move=move, seen=len(race_state.moves))
+    await database_sync_to_async(race_move_make)(
+        code=world.race.code, player=alice, move=move, seen=len(race_state.moves)
+    )
     for listener in listeners:
         await check(listener, await listener.drain(0.2))
         await listener.c.disconnect()
 
-    print(f"\nleak scan: {len(paths)} socket paths x {len(VIEWERS)} viewers, {scanner.scanned} messages of {len(kinds)} types")
+    print(
+        f"\nleak scan: {len(paths)} socket paths x {len(VIEWERS)} viewers, {scanner.scanned} messages of {len(kinds)} types"
+    )
     assert not scanner.leaks, "\n".join(scanner.leaks)
-    expected = {"hello", "state", "summary", "synced", "pong", "replay", "error", "room.snapshot", "room.update",
-                "race.state", "game.move_made", "game.progress", "race.progress", "move.ok"}
+    expected = {
+        "hello",
+        "state",
+        "summary",
+        "synced",
+        "pong",
+        "replay",
+        "error",
+        "room.snapshot",
+        "room.update",
+        "race.state",
+        "game.move_made",
+        "game.progress",
+        "race.progress",
+        "move.ok",
+    }
     assert expected - {"move.ok"} <= kinds, sorted(kinds)
     assert scanner.scanned > 1000

@@ -39,7 +39,9 @@ def test_json_nested_a_little_is_read_as_before(client):
 def test_a_body_over_the_upload_limit_is_a_413_in_the_error_shape(client, kind):
     big = "a" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
     if kind == "json":
-        response = client.post("/api/auth/signin/", json.dumps({"username": big, "password": "x"}), content_type="application/json")
+        response = client.post(
+            "/api/auth/signin/", json.dumps({"username": big, "password": "x"}), content_type="application/json"
+        )
     else:
         response = client.post("/api/auth/signin/", {"username": big, "password": "x"}, format="multipart")
     assert response.status_code == 413
@@ -52,6 +54,8 @@ def test_a_body_over_the_upload_limit_is_a_413_in_the_error_shape(client, kind):
 def test_a_page_form_over_the_upload_limit_is_a_413_page():
     client = APIClient(HTTP_ACCEPT_LANGUAGE="en")
     client.raise_request_exception = False
-    response = client.post("/signin/", {"username": "a" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)}, format="multipart")
+    response = client.post(
+        "/signin/", {"username": "a" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)}, format="multipart"
+    )
     assert response.status_code == 413
     assert response["Content-Type"].startswith("text/html")

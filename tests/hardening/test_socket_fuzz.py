@@ -31,15 +31,31 @@ from tests.sockets import session_cookie
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ERROR_CODES = {
-    "illegal", "stale", "not_yours", "finished", "not_allowed", "unauthenticated", "not_found", "invalid",
-    "rate_limited", "spoiler", "not_member", "not_host", "not_started", "conflict",
+    "illegal",
+    "stale",
+    "not_yours",
+    "finished",
+    "not_allowed",
+    "unauthenticated",
+    "not_found",
+    "invalid",
+    "rate_limited",
+    "spoiler",
+    "not_member",
+    "not_host",
+    "not_started",
+    "conflict",
 }
 #: what a socket pushes on its own: its groups' events, a room's coalesced update, a race's start
 #: when its countdown ends; every other message is a reply to the client
 PUSHED_TYPES = {name for name, _ in events.SCHEMAS} | {"room.update", "race.started"}
 TYPES = ["move", "resign", "undo", "sync", "ping", "replay", "join", "start", "", "MOVE", "game.move_made", "x" * 300]
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats(allow_nan=False) | st.text(max_size=40),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=40),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=12,
 )
@@ -59,10 +75,13 @@ frames = st.one_of(
     json_values.map(lambda value: ("text", json.dumps(value))),
     st.text(max_size=200).map(lambda text: ("text", text)),
     st.binary(max_size=200).map(lambda data: ("bytes", data)),
-    st.integers(min_value=4097, max_value=200_000).map(lambda n: ("text", json.dumps({"type": "ping", "pad": "x" * n}))),
+    st.integers(min_value=4097, max_value=200_000).map(
+        lambda n: ("text", json.dumps({"type": "ping", "pad": "x" * n}))
+    ),
     st.just(("text", "{" * 5000)),
     st.just(("text", "[" * 3000 + "]" * 3000)),
 )
+
 
 @pytest.fixture
 def targets(settings: Any, today: Any) -> dict[str, Any]:

@@ -81,7 +81,9 @@ def refusal_is_clear(response: requests.Response) -> None:
     assert int(response.headers["Retry-After"]) > 0, response.headers
 
 
-def test_one_account_firing_solver_work_gets_refusals_and_leaves_the_site_healthy(server: tuple[str, Path], today: Any) -> None:
+def test_one_account_firing_solver_work_gets_refusals_and_leaves_the_site_healthy(
+    server: tuple[str, Path], today: Any
+) -> None:
     base, log = server
     challenge = make_challenge(preset="classic", seed=BIG_WINNABLE, date=today)
     end_the_day(challenge)
@@ -110,10 +112,14 @@ def test_one_account_firing_solver_work_gets_refusals_and_leaves_the_site_health
     random.Random(3).shuffle(requests_)
     try:
         with ThreadPoolExecutor(max_workers=len(requests_)) as pool:
-            responses = list(pool.map(
-                lambda item: session.request(item[0], base + item[1], json={"preset": "classic"} if item[0] == "POST" else None, timeout=120),
-                requests_,
-            ))
+            responses = list(
+                pool.map(
+                    lambda item: session.request(
+                        item[0], base + item[1], json={"preset": "classic"} if item[0] == "POST" else None, timeout=120
+                    ),
+                    requests_,
+                )
+            )
     finally:
         stop.set()
         watcher.join(timeout=120)

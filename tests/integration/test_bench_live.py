@@ -28,18 +28,39 @@ def test_a_short_run_plays_every_round_and_prints_its_figures_with_no_error_and_
     figures = tmp_path / "live.json"
     run = subprocess.run(
         [
-            sys.executable, "bench/live.py", "--players", "6", "--spectators", "6", "--duration", "3",
-            "--saturation-duration", "2", "--database-url", server,
+            sys.executable,
+            "bench/live.py",
+            "--players",
+            "6",
+            "--spectators",
+            "6",
+            "--duration",
+            "3",
+            "--saturation-duration",
+            "2",
+            "--database-url",
+            server,
             # a database of its own on the tests' Redis: the bench clears its keys there
-            "--redis-url", f"{redis_url.rsplit('/', 1)[0]}/3", "--json", str(figures),
+            "--redis-url",
+            f"{redis_url.rsplit('/', 1)[0]}/3",
+            "--json",
+            str(figures),
         ],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stderr[-3000:]
     rows = {row["round"]: row for row in json.loads(figures.read_text())}
     assert list(rows) == [
-        "echo, think 0.5s", "live, think 0.5s", "durable write, think 0.5s",
-        "echo, saturated", "live, saturated", "durable write, saturated", "logs",
+        "echo, think 0.5s",
+        "live, think 0.5s",
+        "durable write, think 0.5s",
+        "echo, saturated",
+        "live, saturated",
+        "durable write, saturated",
+        "logs",
     ]
     assert all(row.get("errors", 0) == 0 for row in rows.values()), run.stdout
     assert rows["logs"]["games"] > 0 and (rows["logs"]["lost"], rows["logs"]["duplicated"]) == (0, 0)
@@ -49,7 +70,16 @@ def test_a_short_run_plays_every_round_and_prints_its_figures_with_no_error_and_
     live, saturated = rows["live, think 0.5s"], rows["live, saturated"]
     assert live["fanout_events"] > 0 and saturated["fanout_events"] > 0
     # players finish games in the saturated round and open their next ones on the clock
-    assert saturated["ending_moves"] > 0 and saturated["opens"] > 0 and saturated["open_p99_ms"] >= saturated["open_p50_ms"] > 0
-    for line in ("move RTT p50 at human pace:", "its floor, the echo's p50 + the durable write's",
-                 "fan-out p99 to 6 spectators:", "saturated:", "errors: 0; moves lost: 0; duplicated: 0"):
+    assert (
+        saturated["ending_moves"] > 0
+        and saturated["opens"] > 0
+        and saturated["open_p99_ms"] >= saturated["open_p50_ms"] > 0
+    )
+    for line in (
+        "move RTT p50 at human pace:",
+        "its floor, the echo's p50 + the durable write's",
+        "fan-out p99 to 6 spectators:",
+        "saturated:",
+        "errors: 0; moves lost: 0; duplicated: 0",
+    ):
         assert line in run.stdout, line

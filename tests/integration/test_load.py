@@ -43,6 +43,8 @@ def test_players_play_whole_games_on_two_servers_and_every_move_and_score_holds(
     assert results.errors == []
     assert results.finished_players == PLAYERS
     assert check.games == PLAYERS and check.unfinished == 0
-    assert (check.lost, check.duplicated, check.count_mismatches, check.score_mismatches) == (0, 0, 0, 0), check.problems
+    assert (check.lost, check.duplicated, check.count_mismatches, check.score_mismatches) == (0, 0, 0, 0), (
+        check.problems
+    )
     assert check.moves == sum(len(moves) for moves in results.accepted.values()) > 0
     assert results.http_moves and results.ws_moves, "moves went over both HTTP and the sockets"

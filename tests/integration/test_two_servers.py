@@ -41,9 +41,23 @@ def free_port() -> int:
 def start_server(port: int, env: dict[str, str], log_path: str) -> subprocess.Popen[bytes]:
     log = open(log_path, "wb")
     return subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "piramide_site.asgi:application", "--host", "127.0.0.1",
-         "--port", str(port), "--no-access-log", "--log-level", "warning"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "piramide_site.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
 
 
@@ -97,7 +111,9 @@ async def connect(port: int, path: str, cookie: str | None = None) -> Any:
     from websockets.asyncio.client import connect as ws_connect
 
     headers = {"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"} if cookie else None
-    return await ws_connect(f"ws://127.0.0.1:{port}{path}", origin="http://127.0.0.1", additional_headers=headers, proxy=None)
+    return await ws_connect(
+        f"ws://127.0.0.1:{port}{path}", origin="http://127.0.0.1", additional_headers=headers, proxy=None
+    )
 
 
 async def next_of(ws: Any, kind: str, timeout: float = 10) -> dict[str, Any]:

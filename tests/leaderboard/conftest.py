@@ -29,11 +29,24 @@ def add_score(challenge, player, points, moves, *, minute=None, won=True):
 
     finished = BASE + dt.timedelta(minutes=next(_minutes) if minute is None else minute)
     game = Game.objects.create(
-        challenge=challenge, player=player, ranked=True, outcome="won", score=points, move_count=moves, finished_at=finished
+        challenge=challenge,
+        player=player,
+        ranked=True,
+        outcome="won",
+        score=points,
+        move_count=moves,
+        finished_at=finished,
     )
     score = Score.objects.create(
-        player=player, challenge=challenge, game=game, date=challenge.date, preset=challenge.preset,
-        points=points, moves=moves, won=won, finished_at=finished,
+        player=player,
+        challenge=challenge,
+        game=game,
+        date=challenge.date,
+        preset=challenge.preset,
+        points=points,
+        moves=moves,
+        won=won,
+        finished_at=finished,
     )
     leaderboard_entries_refresh(boards=boards_of(score), player_ids=[player.pk])
     return score

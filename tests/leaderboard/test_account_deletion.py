@@ -42,7 +42,9 @@ def day(store: Any) -> dict[str, Any]:
     return {"challenge": challenge, "leaving": leaving, "staying": staying, "boards": boards}
 
 
-def test_deleting_over_the_api_takes_the_scores_off_every_board_anonymises_the_games_and_ends_the_session(day: dict[str, Any]) -> None:
+def test_deleting_over_the_api_takes_the_scores_off_every_board_anonymises_the_games_and_ends_the_session(
+    day: dict[str, Any],
+) -> None:
     leaving = day["leaving"]
     api = APIClient()
     api.login(username="leaving", password=PASSWORD)
@@ -53,7 +55,9 @@ def test_deleting_over_the_api_takes_the_scores_off_every_board_anonymises_the_g
         assert leaderboard_page(board=board)["total"] == 1
     assert not User.objects.filter(pk=leaving.pk).exists() and not Score.objects.filter(player_id=leaving.pk).exists()
     kept = list(Game.objects.filter(pk__in=game_ids).values("player_id", "start_address", "start_device", "score"))
-    assert kept == [{"player_id": None, "start_address": None, "start_device": "", "score": 900}], "kept, linked to nobody"
+    assert kept == [{"player_id": None, "start_address": None, "start_device": "", "score": 900}], (
+        "kept, linked to nobody"
+    )
     assert not Follow.objects.exists()
     assert api.get("/api/follows/").status_code in (401, 403), "the session is over"
 

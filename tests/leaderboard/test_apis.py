@@ -67,9 +67,11 @@ def test_the_following_view_needs_a_signed_in_player(api, player):
     challenge = make_challenge(date=dt.date(2026, 6, 1))
     response = api.get(f"/api/leaderboards/challenges/{challenge.pk}/?view=following")
     assert response.status_code == 403
-    assert response.json() == {"error": "not_authenticated", "message": "sign in to see the boards of the players you follow"}
+    assert response.json() == {
+        "error": "not_authenticated",
+        "message": "sign in to see the boards of the players you follow",
+    }
     assert api.get("/api/leaderboards/all-time/classic/?view=friends").status_code == 400
-
 
 
 @pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01", "1999-06-01"])

@@ -67,7 +67,10 @@ def test_week_and_all_time_sum_the_followed_scores(store, players):
         (2, "P1", 350, 40),
     ]
     all_time = leaderboard_following(board=Board.all_time("classic"), viewer_id=me.pk)
-    assert [(e["rank"], e["display_name"], e["points"]) for e in all_time["entries"]] == [(1, "P1", 850), (2, "P0", 400)]
+    assert [(e["rank"], e["display_name"], e["points"]) for e in all_time["entries"]] == [
+        (1, "P1", 850),
+        (2, "P0", 400),
+    ]
     assert all_time["my_rank"] == 2
 
 
@@ -76,7 +79,12 @@ def test_my_own_row_is_there_with_no_one_followed_and_missing_without_a_score(st
     board = Board.for_challenge(monday_challenge.pk)
     add_score(monday_challenge, a, 500, 40)
     assert leaderboard_following(board=board, viewer_id=me.pk) == {
-        "board": board.key, "view": "following", "total": 0, "my_rank": None, "me": None, "entries": [],
+        "board": board.key,
+        "view": "following",
+        "total": 0,
+        "my_rank": None,
+        "me": None,
+        "entries": [],
     }
     add_score(monday_challenge, me, 100, 40)
     page = leaderboard_following(board=board, viewer_id=me.pk)
@@ -136,12 +144,22 @@ def test_the_following_view_is_the_main_board_filtered(store, players, kind):
     me, a, b, c, d, e = players
     follow(me, a, c, e)
     days = [make_challenge(date=dt.date(2026, 6, 1)), make_challenge(date=dt.date(2026, 6, 2))]
-    results = {me: [(200, 30), (100, 30)], a: [(200, 30), (100, 30)], b: [(400, 5)], c: [(300, 60)], d: [(50, 1), (50, 1)], e: [(300, 59)]}
+    results = {
+        me: [(200, 30), (100, 30)],
+        a: [(200, 30), (100, 30)],
+        b: [(400, 5)],
+        c: [(300, 60)],
+        d: [(50, 1), (50, 1)],
+        e: [(300, 59)],
+    }
     for player, scores in results.items():
         for day, (points, moves) in zip(days, scores):
             add_score(day, player, points, moves, minute=7)
-    board = {"challenge": Board.for_challenge(days[0].pk), "week": Board.for_week("classic", dt.date(2026, 6, 1)),
-             "all": Board.all_time("classic")}[kind]
+    board = {
+        "challenge": Board.for_challenge(days[0].pk),
+        "week": Board.for_week("classic", dt.date(2026, 6, 1)),
+        "all": Board.all_time("classic"),
+    }[kind]
     chosen = {me.pk, a.pk, c.pk, e.pk}
     expected = [row["player_id"] for row in leaderboard_page(board=board)["entries"] if row["player_id"] in chosen]
     page = leaderboard_following(board=board, viewer_id=me.pk)

@@ -54,7 +54,9 @@ def test_a_guest_score_is_provisional_for_being_a_guest_and_ranks_nowhere(store:
     ("marked", "guest", "joined_hours"),
     [(False, False, -48), (False, False, 2), (False, True, -48), (False, True, 2), (True, True, -48), (True, False, 2)],
 )
-def test_the_sql_standing_of_the_loop_path_agrees_with_the_python_one(marked: bool, guest: bool, joined_hours: int) -> None:
+def test_the_sql_standing_of_the_loop_path_agrees_with_the_python_one(
+    marked: bool, guest: bool, joined_hours: int
+) -> None:
     """The socket's ending statement writes the standing in SQL (``MOVE_END_RANKED_SQL``): for every
     kind of account it must write what ``score_record`` writes."""
     day_start = challenge_day_start(dt.date(2026, 6, 1))
@@ -83,7 +85,11 @@ def test_signing_in_moves_the_guest_game_to_an_established_account_where_it_rank
     score = Score.objects.get(game=game)
     assert game.player_id == alice.pk and score.player_id == alice.pk
     assert (score.standing, score.standing_reason) == ("good", "")
-    for board in (Board.for_challenge(challenge.pk), Board.for_week("classic", challenge.date), Board.all_time("classic")):
+    for board in (
+        Board.for_challenge(challenge.pk),
+        Board.for_week("classic", challenge.date),
+        Board.all_time("classic"),
+    ):
         assert names_on(board) == ["Alice"], board.key
 
 
@@ -94,7 +100,9 @@ def test_signing_up_keeps_the_guest_row_and_its_game_provisional_as_a_new_accoun
     user = guest_sign_up(guest=guest, username="newcomer", password="a-long-pass-phrase-42", display_name="Newcomer")
     guest_games_claim(guest=user, player=user)
     user.refresh_from_db()
-    assert (user.pk, user.guest, user.display_name) == (guest.pk, False, "Newcomer") and user.check_password("a-long-pass-phrase-42")
+    assert (user.pk, user.guest, user.display_name) == (guest.pk, False, "Newcomer") and user.check_password(
+        "a-long-pass-phrase-42"
+    )
     score = Score.objects.get(game=game)
     assert (score.player_id, score.standing, score.standing_reason) == (user.pk, "provisional", "new_account")
     assert names_on(Board.for_challenge(challenge.pk)) == []

@@ -65,7 +65,10 @@ def test_week_and_all_time_sum_ranked_scores_per_preset(store, players):
     add_score(next_monday, players[1], 500, 50)
     add_score(forty, players[2], 9999, 10)
     week = leaderboard_page(board=Board.for_week("classic", dt.date(2026, 6, 3)))
-    assert [(e["display_name"], e["points"], e["moves"]) for e in week["entries"]] == [("P0", 400, 100), ("P1", 350, 50)]
+    assert [(e["display_name"], e["points"], e["moves"]) for e in week["entries"]] == [
+        ("P0", 400, 100),
+        ("P1", 350, 50),
+    ]
     assert week["board"] == "week:classic:2026-W23"
     all_time = leaderboard_page(board=Board.all_time("classic"))
     assert [(e["display_name"], e["points"]) for e in all_time["entries"]] == [("P1", 850), ("P0", 400)]

@@ -1,6 +1,5 @@
 """With Redis unreachable, leaderboards answer from SQL and finishing a game still works."""
 
-
 import pytest
 
 from games.services import game_ranked_start, game_resign

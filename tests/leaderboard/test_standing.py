@@ -53,10 +53,16 @@ def test_the_sql_twin_writes_the_same_standing_as_python_for_every_kind_of_accou
     start = challenge_day_start(DAY)
     cases = []
     for i, (marked, hours, email, verified_at) in enumerate(
-        itertools.product((False, True), (-48, -0.01, 0, 5), ("", "p@example.org"), (None, start - dt.timedelta(days=9)))
+        itertools.product(
+            (False, True), (-48, -0.01, 0, 5), ("", "p@example.org"), (None, start - dt.timedelta(days=9))
+        )
     ):
         player = make_player(
-            f"sql{i}", marked=marked, date_joined=start + dt.timedelta(hours=hours), email=email, email_verified_at=verified_at
+            f"sql{i}",
+            marked=marked,
+            date_joined=start + dt.timedelta(hours=hours),
+            email=email,
+            email_verified_at=verified_at,
         )
         cases.append(player)
     with connection.cursor() as cursor:
@@ -87,7 +93,11 @@ def test_an_account_made_today_scores_provisionally_and_ranks_nowhere(store: Any
     assert finish(challenge, old).standing == "good"
     fresh = finish(challenge, new)
     assert (fresh.standing, fresh.standing_reason) == ("provisional", "new_account")
-    for board in (Board.for_challenge(challenge.pk), Board.for_week("classic", challenge.date), Board.all_time("classic")):
+    for board in (
+        Board.for_challenge(challenge.pk),
+        Board.for_week("classic", challenge.date),
+        Board.all_time("classic"),
+    ):
         assert [e["display_name"] for e in leaderboard_page(board=board)["entries"]] == ["Old"], board.key
 
 
@@ -120,7 +130,9 @@ def test_an_unverified_account_scores_provisionally_and_verifying_ranks_the_days
     present.refresh_from_db()
     past.refresh_from_db()
     assert (present.standing, present.standing_reason) == ("good", "")
-    assert (past.standing, past.standing_reason) == ("provisional", "email_unverified"), "a day already over stays as it was"
+    assert (past.standing, past.standing_reason) == ("provisional", "email_unverified"), (
+        "a day already over stays as it was"
+    )
     for board in boards:
         assert sorted(names_on(board)) == ["Old", "Unver"], board.key
     assert names_on(Board.for_challenge(yesterday.pk)) == []

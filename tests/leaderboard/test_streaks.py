@@ -20,8 +20,12 @@ def play(player, days_ago, *, won=True, preset="classic"):
 def test_no_games_no_streaks(player):
     streaks = player_streaks(player_id=player.pk, today=D)
     assert streaks.totals() == {
-        "played_current": 0, "played_best": 0, "won_current": 0, "won_best": 0,
-        "all_variants_current": 0, "all_variants_best": 0,
+        "played_current": 0,
+        "played_best": 0,
+        "won_current": 0,
+        "won_best": 0,
+        "all_variants_current": 0,
+        "all_variants_best": 0,
     }
     assert streaks.presets == ()
 
@@ -98,7 +102,11 @@ def test_per_preset_streaks_list_daily_presets_first(player, settings):
 
 
 def test_the_all_variants_streak_counts_days_with_every_challenge_played(player):
-    for days_ago, presets in ((3, ("classic", "forty", "egyptian")), (2, ("classic", "forty", "double")), (1, ("classic", "forty", "one-pass"))):
+    for days_ago, presets in (
+        (3, ("classic", "forty", "egyptian")),
+        (2, ("classic", "forty", "double")),
+        (1, ("classic", "forty", "one-pass")),
+    ):
         for preset in presets:
             challenge = schedule(days_ago, preset)
             if not (days_ago == 2 and preset == "double"):

@@ -39,7 +39,11 @@ def make(target: str, database_url: str | None, **variables: str) -> subprocess.
     env.update(variables)
     return subprocess.run(
         ["make", "--no-print-directory", "-o", ".venv/.installed", target, *(f"{k}={v}" for k, v in variables.items())],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -52,7 +56,9 @@ def make(target: str, database_url: str | None, **variables: str) -> subprocess.
         ("postgres://postgres@127.0.0.1:5432/", "names no database"),
     ],
 )
-def test_backup_and_restore_refuse_anything_but_postgres_with_the_reason(url: str | None, says: str, tmp_path: Path) -> None:
+def test_backup_and_restore_refuse_anything_but_postgres_with_the_reason(
+    url: str | None, says: str, tmp_path: Path
+) -> None:
     for target in ("backup", "restore"):
         result = make(target, url, BACKUP_FILE=str(tmp_path / "x.dump"))
         assert result.returncode != 0
@@ -61,10 +67,14 @@ def test_backup_and_restore_refuse_anything_but_postgres_with_the_reason(url: st
 
 
 def test_restore_refuses_a_file_that_is_not_a_backup(tmp_path: Path) -> None:
-    missing = make("restore", "postgres://postgres@127.0.0.1:5432/piramide_nothing", BACKUP_FILE=str(tmp_path / "no.dump"))
+    missing = make(
+        "restore", "postgres://postgres@127.0.0.1:5432/piramide_nothing", BACKUP_FILE=str(tmp_path / "no.dump")
+    )
     assert missing.returncode != 0 and "there is no backup file" in missing.stderr
     (tmp_path / "junk.dump").write_text("not a dump")
-    junk = make("restore", "postgres://postgres@127.0.0.1:5432/piramide_nothing", BACKUP_FILE=str(tmp_path / "junk.dump"))
+    junk = make(
+        "restore", "postgres://postgres@127.0.0.1:5432/piramide_nothing", BACKUP_FILE=str(tmp_path / "junk.dump")
+    )
     assert junk.returncode != 0 and "pg_restore failed" in junk.stderr and "Traceback" not in junk.stderr
 
 
@@ -86,7 +96,9 @@ def rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def drop_database(settings_dict: dict[str, Any], name: str) -> None:
-    with psycopg.connect(url_of(settings_dict, "postgres").replace("postgres://", "postgresql://", 1), autocommit=True) as conn:
+    with psycopg.connect(
+        url_of(settings_dict, "postgres").replace("postgres://", "postgresql://", 1), autocommit=True
+    ) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -114,7 +126,11 @@ def boards_on(url: str, challenges: list[int], prefix: str, redis_url: str) -> l
     code = f"CHALLENGES = {challenges!r}\n{BOARDS}"
     result = subprocess.run(
         [sys.executable, "manage.py", "shell", "--no-startup", "-c", code],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     line = [text for text in result.stdout.splitlines() if text.startswith("@@")][-1]
@@ -149,7 +165,9 @@ def test_a_backup_restored_into_a_fresh_database_holds_every_game_move_and_score
     classic = make_challenge(preset="classic", seed=WINNABLE["classic"])
     forty = make_challenge(preset="forty", seed=WINNABLE["forty"])
     classic_line, forty_line = winning_line("classic", classic.seed), winning_line("forty", forty.seed)
-    alice, bob, carol, dave = (make_player(name, display_name=name.title()) for name in ("alice", "bob", "carol", "dave"))
+    alice, bob, carol, dave = (
+        make_player(name, display_name=name.title()) for name in ("alice", "bob", "carol", "dave")
+    )
     play(classic.pk, alice, classic_line)
     past = make_challenge(preset="classic", seed=WINNABLE["classic"], date=classic.date - dt.timedelta(days=1))
     play(past.pk, alice, classic_line[:4], practice=True)  # practice opens once a day is over

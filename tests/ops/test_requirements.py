@@ -8,7 +8,16 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s=]+)$")
-DEV_TOOLS = {"pytest", "pytest-django", "pytest-asyncio", "mypy", "playwright", "schemathesis", "hypothesis", "requests"}
+DEV_TOOLS = {
+    "pytest",
+    "pytest-django",
+    "pytest-asyncio",
+    "mypy",
+    "playwright",
+    "schemathesis",
+    "hypothesis",
+    "requests",
+}
 
 
 def pins(name: str) -> dict[str, str]:

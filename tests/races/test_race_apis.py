@@ -60,7 +60,10 @@ def test_race_errors_keep_the_api_shape(player_api, friend_api, player):
     from races.services import race_create
 
     race = race_create(host=player, preset="classic", seed=SEED)
-    assert friend_api.post(f"/api/races/{race.code}/moves/", {"move": "D", "seen": 0}, format="json").json()["error"] == "not_member"
+    assert (
+        friend_api.post(f"/api/races/{race.code}/moves/", {"move": "D", "seen": 0}, format="json").json()["error"]
+        == "not_member"
+    )
     early = player_api.post(f"/api/races/{race.code}/moves/", {"move": "D", "seen": 0}, format="json")
     assert early.status_code == 409 and early.json()["error"] == "not_started"
     Race.objects.filter(pk=race.pk).update(status=Race.Status.STARTED, starts_at=timezone.now())
@@ -72,7 +75,14 @@ def test_race_errors_keep_the_api_shape(player_api, friend_api, player):
 
 def test_the_race_endpoints_are_in_the_schema(api):
     schema = api.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
-    for path in ("/api/races/", "/api/races/{code}/join/", "/api/races/{code}/leave/", "/api/races/{code}/start/", "/api/races/{code}/moves/", "/api/races/{code}/rematch/"):
+    for path in (
+        "/api/races/",
+        "/api/races/{code}/join/",
+        "/api/races/{code}/leave/",
+        "/api/races/{code}/start/",
+        "/api/races/{code}/moves/",
+        "/api/races/{code}/rematch/",
+    ):
         assert path in schema
 
 
@@ -106,8 +116,11 @@ def test_each_race_body_has_its_own_strict_component_in_the_schema(api):
 
     schema = yaml.safe_load(api.get("/api/schema/").content)
     components = schema["components"]["schemas"]
-    for path, name in (("/api/races/", "RaceCreateInputRequest"), ("/api/races/{code}/start/", "RaceStartInputRequest"),
-                       ("/api/races/{code}/moves/", "RaceMoveMakeInputRequest")):
+    for path, name in (
+        ("/api/races/", "RaceCreateInputRequest"),
+        ("/api/races/{code}/start/", "RaceStartInputRequest"),
+        ("/api/races/{code}/moves/", "RaceMoveMakeInputRequest"),
+    ):
         body = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
         assert body == {"$ref": f"#/components/schemas/{name}"}
         assert components[name]["additionalProperties"] is False, name

@@ -180,7 +180,6 @@ def test_on_postgres_concurrent_takes_get_different_deals(postgres, transactiona
     assert sorted(taken, key=lambda seed: (seed is None, seed or 0)) == sorted([SEED, BIG_WINNABLE]) + [None, None]
 
 
-
 def test_a_rematch_counts_against_the_race_limit_like_opening_a_race(player_api, settings):
     """A rematch opens a race from the pool as creating one does: without the same limit, one
     player looping start, resign, rematch would drain a preset's pool and keep its top-up searching."""

@@ -150,7 +150,9 @@ def test_a_race_view_shows_summaries_and_keeps_the_seed_until_the_end(race, play
     assert "state" not in view["players"][0]["summary"]
 
 
-def test_a_player_who_leaves_the_lobby_gives_up_the_seat(race, player, other_player, django_capture_on_commit_callbacks, monkeypatch):
+def test_a_player_who_leaves_the_lobby_gives_up_the_seat(
+    race, player, other_player, django_capture_on_commit_callbacks, monkeypatch
+):
     from games import events
 
     sent = []
@@ -250,7 +252,9 @@ def test_a_race_records_the_rules_version_and_its_games_replay_under_it():
     chooser = random.Random(13)
     while game.outcome is EngineOutcome.IN_PROGRESS:
         game = game.apply(chooser.choice(game.legal_moves()))
-    RaceMove.objects.bulk_create(RaceMove(entry=entry, number=n, notation=str(move)) for n, move in enumerate(game.moves, start=1))
+    RaceMove.objects.bulk_create(
+        RaceMove(entry=entry, number=n, notation=str(move)) for n, move in enumerate(game.moves, start=1)
+    )
     entry.move_count = len(game.moves)
     state = race_entry_state(old, entry)
     assert state.outcome is EngineOutcome.LOST and "can ever be removed" in state.outcome_reason

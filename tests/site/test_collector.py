@@ -17,7 +17,9 @@ def probe(**env: str) -> tuple[int, list[int]]:
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "piramide_site.settings.local", **env}
     for name in ("DATABASE_URL", "REDIS_URL"):  # the embedded defaults: nothing to connect to
         environment.pop(name, None)
-    done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     frozen, thresholds = json.loads(done.stdout.strip().splitlines()[-1])
     return frozen, thresholds

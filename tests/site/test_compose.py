@@ -104,7 +104,9 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
         " 'log': s.LOG_FORMAT}))"
     )
     minimal = {"PATH": "/usr/bin:/bin", **env}
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=minimal, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=minimal, capture_output=True, text=True, check=True
+    )
     loaded = json.loads(out.stdout.strip().splitlines()[-1])
     assert loaded == {
         "db": "django.db.backends.postgresql",
@@ -126,7 +128,9 @@ def test_the_compose_environment_gives_postgres_redis_and_a_real_worker():
 
 def test_production_settings_refuse_to_start_without_a_secret():
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "piramide_site.settings.production"}
-    out = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert out.returncode != 0 and "DJANGO_SECRET_KEY" in out.stderr
 
 
@@ -190,8 +194,9 @@ def test_the_proxy_caps_bodies_at_the_application_s_own_limit(compose):
     assert cap and int(cap.group(1)) == settings.HTTP_MAX_BODY_BYTES
 
 
-def client_address_seen(trusted: str | None, tmp_path: Path, source: str = "127.0.0.2",
-                        forwarded: str = "203.0.113.7") -> str:
+def client_address_seen(
+    trusted: str | None, tmp_path: Path, source: str = "127.0.0.2", forwarded: str = "203.0.113.7"
+) -> str:
     """Start uvicorn as the web service starts it, with FORWARDED_ALLOW_IPS as given, and ask it from
     ``source`` (not its own address) with an X-Forwarded-For header: which client does the app see?"""
     import os
@@ -206,15 +211,33 @@ def client_address_seen(trusted: str | None, tmp_path: Path, source: str = "127.
         env["FORWARDED_ALLOW_IPS"] = trusted
     uvicorn = str(Path(sys.executable).with_name("uvicorn"))
     log = (tmp_path / f"uvicorn-{port}.log").open("w")
-    server = subprocess.Popen([uvicorn, "tests.site.echo_asgi:app", "--host", "127.0.0.1", "--port", str(port),
-                               "--proxy-headers", "--lifespan", "off"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [
+            uvicorn,
+            "tests.site.echo_asgi:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--proxy-headers",
+            "--lifespan",
+            "off",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 20
         while True:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(source, 0)) as conn:
-                    conn.sendall(b"GET / HTTP/1.1\r\nHost: piramide.example.org\r\nX-Forwarded-For: "
-                                 + forwarded.encode() + b"\r\nConnection: close\r\n\r\n")
+                    conn.sendall(
+                        b"GET / HTTP/1.1\r\nHost: piramide.example.org\r\nX-Forwarded-For: "
+                        + forwarded.encode()
+                        + b"\r\nConnection: close\r\n\r\n"
+                    )
                     answer = b""
                     while chunk := conn.recv(4096):
                         answer += chunk
@@ -238,7 +261,10 @@ def test_uvicorn_takes_the_client_address_from_the_proxy_as_the_compose_file_say
     assert client_address_seen(trusted, tmp_path, source="127.0.0.3") == "203.0.113.7"
     # Even a proxy that appended to a forged header would not let the forgery through: uvicorn takes
     # the rightmost address it does not trust.
-    assert client_address_seen(trusted, tmp_path, source="127.0.0.3", forwarded="198.51.100.1, 203.0.113.7") == "203.0.113.7"
+    assert (
+        client_address_seen(trusted, tmp_path, source="127.0.0.3", forwarded="198.51.100.1, 203.0.113.7")
+        == "203.0.113.7"
+    )
     # From anywhere else, the header is ignored.
     assert client_address_seen(trusted, tmp_path, source="127.0.0.2") == "127.0.0.2"
     # Without it (uvicorn's default, and the image's), a forwarded address from elsewhere is ignored.

@@ -61,7 +61,10 @@ def test_a_database_that_does_not_answer_fails_liveness_and_readiness_with_a_rea
     assert Client().get("/healthz/").status_code == 503
     status, body = ready()
     assert status == 503 and body["ok"] is False
-    assert body["checks"]["database"] == {"status": "error", "reason": "the database does not answer (OperationalError)"}
+    assert body["checks"]["database"] == {
+        "status": "error",
+        "reason": "the database does not answer (OperationalError)",
+    }
 
 
 def test_a_wrong_redis_url_fails_redis_and_the_worker_behind_it(settings):

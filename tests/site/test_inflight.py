@@ -12,7 +12,9 @@ import pytest
 from piramide_site.inflight import ClientConcurrencyLimit
 
 
-def scope(path: str = "/api/games/1/", cookie: str | None = "abc", address: str = "10.0.0.1", method: str = "GET") -> dict[str, Any]:
+def scope(
+    path: str = "/api/games/1/", cookie: str | None = "abc", address: str = "10.0.0.1", method: str = "GET"
+) -> dict[str, Any]:
     headers = [(b"cookie", f"csrftoken=x; sessionid={cookie}".encode())] if cookie else []
     return {"type": "http", "method": method, "path": path, "headers": headers, "client": (address, 5000)}
 
@@ -91,8 +93,12 @@ def test_requests_for_solver_work_have_a_tighter_cap(held, settings):
     settings.HTTP_SOLVER_REQUESTS_PER_CLIENT = 2
     app, release, reached = held
     limited = ClientConcurrencyLimit(app)
-    solver = [scope("/api/games/1/review/"), scope("/api/games/2/hint/"), scope("/api/races/", method="POST"),
-              scope("/api/games/3/review/")]
+    solver = [
+        scope("/api/games/1/review/"),
+        scope("/api/games/2/hint/"),
+        scope("/api/races/", method="POST"),
+        scope("/api/games/3/review/"),
+    ]
 
     async def scenario() -> None:
         first = [asyncio.ensure_future(call(limited, request)) for request in solver[:2]]

@@ -86,7 +86,9 @@ async def test_a_thread_sync_to_async_runs_knows_the_loop_that_called_it() -> No
 
 def test_after_its_loop_closed_a_thread_knows_no_loop() -> None:
     async def pool_thread_knows() -> tuple[int, bool]:
-        return await sync_to_async(lambda: (threading.get_ident(), internals.calling_loop() is not None), thread_sensitive=False)()
+        return await sync_to_async(
+            lambda: (threading.get_ident(), internals.calling_loop() is not None), thread_sensitive=False
+        )()
 
     loop = asyncio.new_event_loop()
     try:
@@ -104,11 +106,15 @@ def test_channels_get_user_runs_a_sync_function_that_reads_the_session_user() ->
     client.force_login(user)
     read = internals.sync_function_of(get_user)
     assert not inspect.iscoroutinefunction(read), "SyncToAsync.func: no longer the sync function"
-    assert read({"session": client.session}) == user, "SyncToAsync.func of channels.auth.get_user: not the session's user"
+    assert read({"session": client.session}) == user, (
+        "SyncToAsync.func of channels.auth.get_user: not the session's user"
+    )
     assert asyncio.run(get_user({"session": client.session})) == user
     session = client.session
     session["_auth_user_hash"] = "not the hash"
-    assert isinstance(read({"session": session}), AnonymousUser), "channels.auth.get_user no longer checks the session's hash"
+    assert isinstance(read({"session": session}), AnonymousUser), (
+        "channels.auth.get_user no longer checks the session's hash"
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -136,7 +142,9 @@ def test_a_cached_related_object_is_read_without_a_query(django_assert_num_queri
     read = Game(player_id=user.pk)
     with django_assert_num_queries(1):
         read.player  # noqa: B018
-    assert internals.related_is_cached(read, "player"), "Model._state.fields_cache: no longer where a read object is kept"
+    assert internals.related_is_cached(read, "player"), (
+        "Model._state.fields_cache: no longer where a read object is kept"
+    )
 
 
 def test_a_drf_request_wraps_the_django_request() -> None:
@@ -149,7 +157,9 @@ def test_the_script_prefix_is_force_script_name_else_the_root_path(settings: Any
     assert internals.asgi_script_prefix({"root_path": "/play"}) == "/play"
     assert internals.asgi_script_prefix({}) == ""
     settings.FORCE_SCRIPT_NAME = "/forced"
-    assert internals.asgi_script_prefix({"root_path": "/play"}) == "/forced", "django.core.handlers.asgi.get_script_prefix changed"
+    assert internals.asgi_script_prefix({"root_path": "/play"}) == "/forced", (
+        "django.core.handlers.asgi.get_script_prefix changed"
+    )
 
 
 def test_closing_a_response_sends_request_finished_from_the_handler_it_names() -> None:
@@ -183,8 +193,12 @@ def test_the_asgi_handler_builds_its_chain_through_load_middleware_and_makes_req
     assert isinstance(request, ASGIRequest) and refusal is None, "ASGIHandler.create_request: not (request, None)"
     bad = dict(scope, query_string=b"\xff")  # not UTF-8
     request, refusal = handler.create_request(bad, io.BytesIO())
-    assert request is None and refusal is not None and refusal.status_code == 400, "ASGIHandler.create_request: a bad request is not (None, 400)"
-    assert inspect.iscoroutinefunction(handler._middleware_chain) is False, "load_middleware(is_async=False): not a sync chain"
+    assert request is None and refusal is not None and refusal.status_code == 400, (
+        "ASGIHandler.create_request: a bad request is not (None, 400)"
+    )
+    assert inspect.iscoroutinefunction(handler._middleware_chain) is False, (
+        "load_middleware(is_async=False): not a sync chain"
+    )
 
 
 def test_send_response_sends_the_start_then_the_body_in_chunk_size_pieces() -> None:
@@ -198,7 +212,9 @@ def test_send_response_sends_the_start_then_the_body_in_chunk_size_pieces() -> N
     asyncio.run(handler.send_response(response, send))
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
     assert (b"X-Probe", b"1") in sent[0]["headers"]
-    assert [len(m["body"]) for m in sent[1:]] == [handler.chunk_size, 1], "ASGIHandler.chunk_size / send_response changed"
+    assert [len(m["body"]) for m in sent[1:]] == [handler.chunk_size, 1], (
+        "ASGIHandler.chunk_size / send_response changed"
+    )
     assert [m.get("more_body") for m in sent[1:]] == [True, False]
 
 
@@ -234,6 +250,8 @@ def test_a_consumer_hands_every_message_to_its_dispatch_under_its_handler_name()
         pass
 
     asyncio.run(asyncio.wait_for(Probe()({"type": "websocket"}, receive, send), 5))
-    assert seen == ["websocket_connect", "websocket_receive"], "AsyncConsumer no longer routes messages through dispatch, or get_handler_name changed"
+    assert seen == ["websocket_connect", "websocket_receive"], (
+        "AsyncConsumer no longer routes messages through dispatch, or get_handler_name changed"
+    )
     with pytest.raises(ValueError):
         internals.handler_name({"type": "_private.call"})

@@ -32,7 +32,10 @@ def sample(name: str, **labels: str) -> float:
 def test_a_move_through_the_service_counts_once_by_path_and_preset_with_its_time(player):
     challenge = make_challenge(preset="classic")
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
-    moves, timed = sample("piramide_moves_total", path="service", preset="classic"), sample("piramide_move_seconds_count", path="service")
+    moves, timed = (
+        sample("piramide_moves_total", path="service", preset="classic"),
+        sample("piramide_move_seconds_count", path="service"),
+    )
     game_move_make(game_id=game.pk, player=player, move="D", seen=0)
     assert sample("piramide_moves_total", path="service", preset="classic") == moves + 1
     assert sample("piramide_move_seconds_count", path="service") == timed + 1
@@ -99,8 +102,14 @@ def test_the_allow_list_setting_decides(settings):
 
 
 def test_a_bad_allow_list_stops_the_settings_from_loading():
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test", "PIRAMIDE_METRICS_ALLOW": "127.0.0.1/8,intranet"}
-    result = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test",
+        "PIRAMIDE_METRICS_ALLOW": "127.0.0.1/8,intranet",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0 and "PIRAMIDE_METRICS_ALLOW" in result.stderr
 
 
@@ -193,6 +202,8 @@ def test_with_a_multiprocess_dir_a_scrape_sums_every_process(tmp_path):
     }
     for _ in range(2):
         subprocess.run([sys.executable, "-c", COUNT_A_MOVE], cwd=ROOT, env=env, check=True)
-    scraped = subprocess.run([sys.executable, "-c", SCRAPE], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    scraped = subprocess.run(
+        [sys.executable, "-c", SCRAPE], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
     assert 'piramide_moves_total{path="service",preset="classic"} 2.0' in scraped.stdout
     assert 'piramide_move_seconds_count{path="service"} 2.0' in scraped.stdout

@@ -26,9 +26,19 @@ class Recorder:
 
 
 async def get(application, path):
-    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "scheme": "http", "headers": [(b"host", b"127.0.0.1")],
-             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "scheme": "http",
+        "headers": [(b"host", b"127.0.0.1")],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 80),
+    }
     communicator = ApplicationCommunicator(application, scope)
     await communicator.send_input({"type": "http.request", "body": b"", "more_body": False})
     start = await communicator.receive_output(10)
@@ -97,7 +107,9 @@ def test_requests_share_the_kept_threads_and_each_is_started_and_finished_once(s
     async def three_requests() -> list[int]:
         THREADS.clear()
         handler = SyncChainASGIHandler()
-        statuses = [(await get(handler, path))[0] for path in ("/no-such-page/", "/static/frontend/site.css", "/no-such-page/")]
+        statuses = [
+            (await get(handler, path))[0] for path in ("/no-such-page/", "/static/frontend/site.css", "/no-such-page/")
+        ]
         return statuses
 
     try:

@@ -14,4 +14,6 @@ def test_no_model_change_is_missing_its_migration():
     try:
         call_command("makemigrations", "--check", "--dry-run", stdout=out, stderr=out)
     except SystemExit as exit:
-        pytest.fail(f"models changed without a migration (makemigrations --check exited {exit.code}):\n{out.getvalue()}")
+        pytest.fail(
+            f"models changed without a migration (makemigrations --check exited {exit.code}):\n{out.getvalue()}"
+        )

@@ -112,7 +112,11 @@ def test_a_failing_task_logs_one_line_with_its_task_id(caplog):
     assert said and said[0].request_id == f"task:{result.id}"
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "piramide.errors"]
     assert len(lines) == 1
-    assert lines[0]["kind"] == "task" and lines[0]["request_id"] == f"task:{result.id}" and lines[0]["task_id"] == result.id
+    assert (
+        lines[0]["kind"] == "task"
+        and lines[0]["request_id"] == f"task:{result.id}"
+        and lines[0]["task_id"] == result.id
+    )
     assert lines[0]["exception"] == "builtins.LookupError"
 
 
@@ -247,7 +251,9 @@ def test_the_worker_writes_json_lines_when_told_to(settings):
 
 def test_an_unknown_log_format_stops_the_settings_from_loading():
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "piramide_site.settings.test", "LOG_FORMAT": "xml"}
-    result = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0 and "LOG_FORMAT must be line or json" in result.stderr
 
 

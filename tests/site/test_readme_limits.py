@@ -50,11 +50,20 @@ def section() -> str:
 
 def defaults() -> dict[str, str]:
     """The production settings with none of these set, in a fresh process."""
-    probe = ("import django, json; django.setup(); from django.conf import settings as s; print(json.dumps({"
-             + ", ".join(f"{name!r}: str({expr})" for name, expr in LIMITS.items()) + "}))")
-    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "piramide_site.settings.production",
-           "DJANGO_SECRET_KEY": "readme-check-only", "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60)
+    probe = (
+        "import django, json; django.setup(); from django.conf import settings as s; print(json.dumps({"
+        + ", ".join(f"{name!r}: str({expr})" for name, expr in LIMITS.items())
+        + "}))"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "piramide_site.settings.production",
+        "DJANGO_SECRET_KEY": "readme-check-only",
+        "PYTHONPATH": str(ROOT),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -15,12 +15,20 @@ PROBE = (
 
 def load(**env):
     base = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "piramide_site.settings.local"}
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env={**base, **env}, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env={**base, **env}, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_the_local_default_needs_no_server():
-    assert load() == ["django.db.backends.sqlite3", "channels.layers.InMemoryChannelLayer", True, "database", "memory://"]
+    assert load() == [
+        "django.db.backends.sqlite3",
+        "channels.layers.InMemoryChannelLayer",
+        True,
+        "database",
+        "memory://",
+    ]
 
 
 def test_database_and_redis_urls_switch_to_the_real_servers():

@@ -17,8 +17,12 @@ class Command(BaseCommand):
     help = "Add proven-winnable deals to each race preset's pool until it holds --size (RACE_POOL_SIZE)."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--size", type=int, default=None, help="deals each pool should hold (default RACE_POOL_SIZE)")
-        parser.add_argument("--preset", action="append", help="only this preset (repeatable; default every kept preset)")
+        parser.add_argument(
+            "--size", type=int, default=None, help="deals each pool should hold (default RACE_POOL_SIZE)"
+        )
+        parser.add_argument(
+            "--preset", action="append", help="only this preset (repeatable; default every kept preset)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         for preset in options["preset"] or pool_presets():

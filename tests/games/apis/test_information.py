@@ -99,7 +99,9 @@ def test_a_whole_ranked_game_never_shows_a_hidden_card_or_the_seed(preset):
     scan_everything(watcher, game["id"])
     for seen, move in enumerate(line):
         probe_errors(watcher, game["id"], seen)
-        response = watcher.client.post(f"/api/games/{game['id']}/moves/", {"move": str(move), "seen": seen}, format="json")
+        response = watcher.client.post(
+            f"/api/games/{game['id']}/moves/", {"move": str(move), "seen": seen}, format="json"
+        )
         assert response.status_code == 200, response.json()
         watcher.state = watcher.state.apply(move)
         watcher.check(response)

@@ -31,7 +31,10 @@ def test_today_lists_the_daily_presets_then_the_variant_of_the_day_flagged(rotat
     make_challenge(date=today, preset="forty-open", seed=5)  # staff scheduled one more: listed, not the variant
     body = APIClient().get("/api/challenges/today/").json()
     assert [(c["preset"], c["variant_of_the_day"]) for c in body] == [
-        ("classic", False), ("forty", False), ("egyptian", True), ("forty-open", False)
+        ("classic", False),
+        ("forty", False),
+        ("egyptian", True),
+        ("forty-open", False),
     ]
     assert all(c["seed"] is None and c["deal"] is None for c in body)
 
@@ -41,7 +44,11 @@ def test_the_calendar_lists_the_next_fourteen_days_program(rotation: list[str], 
     assert response.status_code == 200
     days = response.json()
     assert [day["date"] for day in days] == [str(today + dt.timedelta(days=n)) for n in range(14)]
-    assert days[0] == {"date": str(today), "presets": ["classic", "forty", "egyptian"], "variant_of_the_day": "egyptian"}
+    assert days[0] == {
+        "date": str(today),
+        "presets": ["classic", "forty", "egyptian"],
+        "variant_of_the_day": "egyptian",
+    }
     assert days[4]["variant_of_the_day"] == "double" and days[13]["variant_of_the_day"] == "double"
 
 
@@ -49,20 +56,30 @@ def test_the_calendar_tells_nothing_of_the_deals_scheduled_in_it(rotation: list[
     """The deals are there already (the beat fills 14 days): no seed, salt, commitment, verdict, par
     or card of any of them reaches the calendar, today's included."""
     scheduled = [
-        make_challenge(date=today + dt.timedelta(days=n), preset=preset, seed=BIG_WINNABLE + n, par=987 + n, line_length=55)
+        make_challenge(
+            date=today + dt.timedelta(days=n), preset=preset, seed=BIG_WINNABLE + n, par=987 + n, line_length=55
+        )
         for n in range(14)
         for preset in ("classic", "forty")
     ]
     text = APIClient().get("/api/challenges/calendar/").content.decode()
     for challenge in scheduled:
-        for secret in (str(challenge.seed), challenge.salt, challenge.seed_commitment, str(challenge.par), str(challenge.deal)):
+        for secret in (
+            str(challenge.seed),
+            challenge.salt,
+            challenge.seed_commitment,
+            str(challenge.par),
+            str(challenge.deal),
+        ):
             assert secret not in text
     assert set(json.loads(text)[0]) == {"date", "presets", "variant_of_the_day"}
     for word in ("seed", "salt", "commitment", "verdict", "par", "deal", "id"):
         assert f'"{word}"' not in text
 
 
-def test_across_midnight_the_calendar_moves_on_and_only_yesterdays_deal_opens(rotation: list[str], today: dt.date) -> None:
+def test_across_midnight_the_calendar_moves_on_and_only_yesterdays_deal_opens(
+    rotation: list[str], today: dt.date
+) -> None:
     """Both sides of the day boundary: at 23:59:59 today is the calendar's first day and its deal is
     secret; a second after midnight tomorrow is, today's deal opens on its own page, and the calendar
     still tells nothing of any deal."""

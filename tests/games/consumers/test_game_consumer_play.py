@@ -41,7 +41,9 @@ async def test_a_move_is_stored_and_answered_with_the_new_visible_state(alice_ga
     assert reply["ref"] == "m1" and reply["version"] == 1
     assert reply["game"]["moves"] == 1 and reply["game"]["state"]["moves"] == 1
     assert await socket.quiet(), "the mover's own socket does not get its move twice"
-    assert await database_sync_to_async(lambda: list(Move.objects.values_list("number", "notation")))() == [(1, line[0])]
+    assert await database_sync_to_async(lambda: list(Move.objects.values_list("number", "notation")))() == [
+        (1, line[0])
+    ]
     await socket.close()
 
 
@@ -56,7 +58,9 @@ async def test_a_move_is_stored_and_answered_with_the_new_visible_state(alice_ga
         ({"type": "undo", "seen": 0}, "not_allowed"),
     ],
 )
-async def test_refused_moves_get_a_typed_error_with_readable_text_and_change_nothing(alice_game, alice_cookie, message, code):
+async def test_refused_moves_get_a_typed_error_with_readable_text_and_change_nothing(
+    alice_game, alice_cookie, message, code
+):
     socket, _ = await open_game(alice_game, alice_cookie)
     await socket.until("synced")
     await socket.send(**message, ref="r")
@@ -152,7 +156,9 @@ async def test_moves_over_rest_and_over_the_socket_interleave(alice_game, alice,
     response = await database_sync_to_async(client.post)(url, {"move": line[2], "seen": 2}, format="json")
     assert response.status_code == 200
     assert (await socket.expect("game.move_made"))["version"] == 3
-    notations = await database_sync_to_async(lambda: list(Move.objects.order_by("number").values_list("notation", flat=True)))()
+    notations = await database_sync_to_async(
+        lambda: list(Move.objects.order_by("number").values_list("notation", flat=True))
+    )()
     assert notations == line[:3]
     await socket.close()
 
@@ -185,7 +191,9 @@ async def test_reconnecting_with_the_last_version_gets_exactly_the_missed_moves(
     await socket.close()
 
 
-async def test_a_gap_too_old_or_a_version_from_the_future_gets_a_full_state(alice_game, alice, alice_cookie, line, settings):
+async def test_a_gap_too_old_or_a_version_from_the_future_gets_a_full_state(
+    alice_game, alice, alice_cookie, line, settings
+):
     settings.LIVE_RESYNC_GAP = 2
     for seen, move in enumerate(line[:4]):
         await database_sync_to_async(game_move_make)(game_id=alice_game.pk, player=alice, move=move, seen=seen)
@@ -196,8 +204,14 @@ async def test_a_gap_too_old_or_a_version_from_the_future_gets_a_full_state(alic
         await socket.close()
 
 
-@pytest.mark.parametrize("since", ["%C2%B2", "1" * 5000, "-1", "1.5", "abc"], ids=["superscript-two", "5000-digits", "negative", "decimal", "letters"])
-async def test_a_since_that_is_no_version_is_ignored_and_gets_a_full_state(alice_game, alice, alice_cookie, line, since):
+@pytest.mark.parametrize(
+    "since",
+    ["%C2%B2", "1" * 5000, "-1", "1.5", "abc"],
+    ids=["superscript-two", "5000-digits", "negative", "decimal", "letters"],
+)
+async def test_a_since_that_is_no_version_is_ignored_and_gets_a_full_state(
+    alice_game, alice, alice_cookie, line, since
+):
     await database_sync_to_async(game_move_make)(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
     socket, _ = await open_game(alice_game, alice_cookie, f"?since={since}")
     state = await socket.expect("state")

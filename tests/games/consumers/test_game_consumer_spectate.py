@@ -33,7 +33,9 @@ async def play(game, player, moves, start=0):
         await database_sync_to_async(game_move_make)(game_id=game.pk, player=player, move=move, seen=seen)
 
 
-async def test_a_player_whose_ranked_game_is_running_sees_only_summaries(challenge, alice, alice_game, bob, bob_cookie, line):
+async def test_a_player_whose_ranked_game_is_running_sees_only_summaries(
+    challenge, alice, alice_game, bob, bob_cookie, line
+):
     await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob)
     socket, hello = await watch(alice_game, bob_cookie)
     assert hello["view"] == "summary" and hello["role"] == "spectator"
@@ -88,7 +90,9 @@ async def test_a_player_whose_ranked_game_is_over_still_sees_only_summaries_whil
     await socket.close()
 
 
-async def test_once_the_day_is_over_a_finished_game_replays_move_by_move(challenge, alice, alice_game, bob, bob_cookie, line):
+async def test_once_the_day_is_over_a_finished_game_replays_move_by_move(
+    challenge, alice, alice_game, bob, bob_cookie, line
+):
     await play(alice_game, alice, line)
     socket, hello = await watch(alice_game, bob_cookie)
     assert hello["view"] == "summary", "before the day is over"
@@ -148,7 +152,9 @@ async def test_the_end_of_another_challenges_game_does_not_open_a_watch(alice, a
     stored = await database_sync_to_async(
         lambda: dict(Game.objects.filter(pk__in=[bobs.pk, elsewhere.pk]).values_list("pk", "outcome"))
     )()
-    assert stored == {bobs.pk: "in_progress", elsewhere.pk: "resigned"}, "read back: only the other challenge's game ended"
+    assert stored == {bobs.pk: "in_progress", elsewhere.pk: "resigned"}, (
+        "read back: only the other challenge's game ended"
+    )
     await socket.close()
 
 
@@ -162,7 +168,10 @@ async def test_a_move_made_while_a_socket_opens_reaches_it_only_as_its_view_allo
 
     await database_sync_to_async(game_ranked_start)(challenge_id=challenge.pk, player=bob)
     during_first_read(
-        monkeypatch, live, "game_sync", lambda: game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0)
+        monkeypatch,
+        live,
+        "game_sync",
+        lambda: game_move_make(game_id=alice_game.pk, player=alice, move=line[0], seen=0),
     )
     # while the day lasts, the full view is the owner's alone: here, a second tab of hers
     socket, hello = await watch(alice_game, bob_cookie if viewer == "summary" else alice_cookie)

@@ -220,7 +220,9 @@ async def test_a_statement_takes_at_most_batch_most_moves_and_the_rest_follow(
 ):
     monkeypatch.setattr(live_moves, "BATCH_MOST", 3)
     many = await database_sync_to_async(
-        lambda: [game_ranked_start(challenge_id=challenge.pk, player=make_player(f"crowd{n}"))[0].game for n in range(5)]
+        lambda: [
+            game_ranked_start(challenge_id=challenge.pk, player=make_player(f"crowd{n}"))[0].game for n in range(5)
+        ]
     )()
     busy = one_connection.submit(row(many[0], line[0]))
     await asyncio.sleep(0)

@@ -54,7 +54,9 @@ def stored_elsewhere(game, line, seen):
     from django.utils import timezone
 
     with connection.cursor() as cursor:  # a ranked game's version is its move count
-        cursor.execute(services.MOVE_WRITE_SQL, services.MoveRow(game.pk, seen, seen, line[seen], timezone.now()).args())
+        cursor.execute(
+            services.MOVE_WRITE_SQL, services.MoveRow(game.pk, seen, seen, line[seen], timezone.now()).args()
+        )
         assert cursor.rowcount == 1
 
 
@@ -78,7 +80,9 @@ async def test_a_whole_game_over_the_socket_uses_the_loop_for_every_move_the_las
         watcher_moves.append(reply["game"]["state"]["moves"])
         if seen == 0:
             connections = live_moves.loop_connections()
-            assert connections.open, "the first move, sent from the version the socket opened on, was written from the loop"
+            assert connections.open, (
+                "the first move, sent from the version the socket opened on, was written from the loop"
+            )
     assert reply["game"]["outcome"] == "won"
     assert threaded == [], "the ending move too was written from the loop"
     await socket.close()
@@ -89,7 +93,10 @@ async def test_a_whole_game_over_the_socket_uses_the_loop_for_every_move_the_las
     points = score_moves(EngineGame.replay(game.challenge.deal, [parse_move(m) for m in line]).moves)
     assert game.score == score.points == points == reply["game"]["score"]
     assert (score.player_id, score.challenge_id, score.date, score.preset) == (
-        game.player_id, game.challenge_id, game.challenge.date, game.challenge.preset
+        game.player_id,
+        game.challenge_id,
+        game.challenge.date,
+        game.challenge.preset,
     )
     assert score.won and score.moves == len(line) and score.finished_at == game.finished_at
     last = await database_sync_to_async(Move.objects.get)(game=game, number=len(line))
@@ -114,7 +121,9 @@ async def test_a_ranked_end_from_the_loop_reaches_watchers_the_room_and_the_boar
     while merged.get("stats", {}).get("wins") != 1 or not merged.get("top"):
         merged.update(await room.expect("room.update", timeout=5))
     assert merged["stats"]["finished"] == 1 and merged["stats"]["playing"] == 0
-    assert merged["top"][0]["player"]["display_name"] == "Alice" and merged["top"][0]["points"] == reply["game"]["score"]
+    assert (
+        merged["top"][0]["player"]["display_name"] == "Alice" and merged["top"][0]["points"] == reply["game"]["score"]
+    )
     for opened in (socket, second_tab, room):
         await opened.close()
 
@@ -124,7 +133,9 @@ async def test_a_practice_game_ended_on_the_loop_is_scored_and_leaves_no_board_e
 ):
     await database_sync_to_async(services.game_resign)(game_id=alice_game.pk, player=alice)
     await database_sync_to_async(end_the_day)(challenge)  # practice opens once the day is over
-    practice = (await database_sync_to_async(services.game_practice_start)(challenge_id=challenge.pk, player=alice)).game
+    practice = (
+        await database_sync_to_async(services.game_practice_start)(challenge_id=challenge.pk, player=alice)
+    ).game
     socket = await open_game(practice, alice_cookie)
     threaded = threaded_calls(monkeypatch)
     state, seen = EngineGame.start(challenge.deal), 0
@@ -137,7 +148,9 @@ async def test_a_practice_game_ended_on_the_loop_is_scored_and_leaves_no_board_e
     assert threaded == [] and reply["game"]["outcome"] == state.outcome.value
     game = await database_sync_to_async(Game.objects.get)(pk=practice.pk)
     assert game.is_finished and game.score == score_moves(state.moves) and game.move_count == seen
-    assert await database_sync_to_async(lambda: list(Score.objects.values_list("game_id", flat=True)))() == [alice_game.pk]
+    assert await database_sync_to_async(lambda: list(Score.objects.values_list("game_id", flat=True)))() == [
+        alice_game.pk
+    ]
     await socket.close()
 
 
@@ -151,8 +164,17 @@ async def test_an_end_whose_score_cannot_be_stored_writes_nothing_and_is_refused
     def score_elsewhere():
         # a Score for Alice on this challenge already (the unique constraint refuses a second)
         other = Game.objects.create(challenge=challenge, player=alice, ranked=False, outcome=Game.Outcome.LOST, score=0)
-        Score.objects.create(player=alice, challenge=challenge, game=other, date=challenge.date, preset=challenge.preset,
-                             points=0, moves=0, won=False, finished_at=other.started_at)
+        Score.objects.create(
+            player=alice,
+            challenge=challenge,
+            game=other,
+            date=challenge.date,
+            preset=challenge.preset,
+            points=0,
+            moves=0,
+            won=False,
+            finished_at=other.started_at,
+        )
 
     await database_sync_to_async(score_elsewhere)()
     threaded = threaded_calls(monkeypatch)

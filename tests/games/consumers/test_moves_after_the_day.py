@@ -30,7 +30,9 @@ async def refused_after_midnight(game, cookie, warm: bool) -> None:
         await socket.send(type="move", move="D", seen=1, ref="after")
         error = await socket.expect("error")
     assert error["code"] == "not_allowed" and error["ref"] == "after" and "day is over" in error["message"]
-    numbers = await database_sync_to_async(lambda: list(Move.objects.filter(game=game).values_list("number", flat=True)))()
+    numbers = await database_sync_to_async(
+        lambda: list(Move.objects.filter(game=game).values_list("number", flat=True))
+    )()
     assert numbers == [1]
     await socket.close()
 
@@ -42,7 +44,9 @@ async def test_the_threaded_socket_path_refuses_a_ranked_move_after_midnight(set
 
 
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
-async def test_the_loop_socket_path_refuses_a_ranked_move_after_midnight(postgres, settings, alice_game, alice_cookie, warm, monkeypatch):
+async def test_the_loop_socket_path_refuses_a_ranked_move_after_midnight(
+    postgres, settings, alice_game, alice_cookie, warm, monkeypatch
+):
     settings.LIVE_LOOP_MOVES = True
     settings.LIVE_RATE_BURST = 200
     assert live_moves.enabled()

@@ -24,7 +24,9 @@ async def hello_of(game: Any, cookie: str | None) -> dict[str, Any]:
     return hello
 
 
-async def test_a_socket_learns_its_user_while_the_thread_sensitive_thread_is_busy(alice_game: Any, alice_cookie: str) -> None:
+async def test_a_socket_learns_its_user_while_the_thread_sensitive_thread_is_busy(
+    alice_game: Any, alice_cookie: str
+) -> None:
     """Channels' own stack reads the user on the one thread a process keeps for thread-sensitive
     calls, so an opening waited behind whatever held it (every other opening's read, on a busy
     server); here a call holds that thread for the whole opening."""
@@ -44,7 +46,9 @@ async def test_a_socket_learns_its_user_while_the_thread_sensitive_thread_is_bus
     assert hello["user"]["display_name"] == "Alice" and hello["role"] == "player"
 
 
-async def test_a_socket_of_a_session_from_before_a_password_change_is_anonymous(alice: Any, alice_game: Any, alice_cookie: str) -> None:
+async def test_a_socket_of_a_session_from_before_a_password_change_is_anonymous(
+    alice: Any, alice_game: Any, alice_cookie: str
+) -> None:
     """The session's hash is still checked against the user's (Channels' ``get_user``)."""
     assert (await hello_of(alice_game, alice_cookie))["user"]["display_name"] == "Alice"
 

@@ -64,7 +64,9 @@ async def test_a_socket_game_with_no_move_left_ends_lost_on_the_threaded_path(se
     await assert_lost(game, line, points, *await play_to_the_end(game, alice_cookie, line))
 
 
-async def test_a_socket_game_with_no_move_left_ends_lost_from_the_loop(postgres, settings, alice_cookie, losing, monkeypatch):
+async def test_a_socket_game_with_no_move_left_ends_lost_from_the_loop(
+    postgres, settings, alice_cookie, losing, monkeypatch
+):
     settings.LIVE_LOOP_MOVES = True
     settings.LIVE_RATE_BURST = 500
     assert live_moves.enabled()

@@ -59,7 +59,9 @@ async def test_a_socket_move_without_the_loop_path_counts_under_the_service(alic
     assert sample("piramide_moves_total", path="service", preset="classic") == before + 1
 
 
-async def test_a_socket_move_written_from_the_loop_counts_under_the_loop_once(postgres, alice_game, alice_cookie, line, settings):
+async def test_a_socket_move_written_from_the_loop_counts_under_the_loop_once(
+    postgres, alice_game, alice_cookie, line, settings
+):
     settings.LIVE_LOOP_MOVES = True
     loop, service = (sample("piramide_moves_total", path=p, preset="classic") for p in ("loop", "service"))
     timed = sample("piramide_move_seconds_count", path="loop")

@@ -91,7 +91,9 @@ def random_midgame(deal: Deal, rng: random.Random, most_moves: int) -> Game:
     return game
 
 
-def random_games(rules: Rules, rng: random.Random, deals: int, *, midgame_share: float, most_moves: int) -> Iterator[Game]:
+def random_games(
+    rules: Rules, rng: random.Random, deals: int, *, midgame_share: float, most_moves: int
+) -> Iterator[Game]:
     """Random games of a small variant: ``deals`` of them (a third as many over sixteen cards or more,
     which have ten times the positions), each at its start or, ``midgame_share`` of the time, after
     fewer than ``most_moves`` random legal moves."""

@@ -17,7 +17,9 @@ def test_card_prints_its_code_and_a_readable_label() -> None:
     assert Card(12, "s").label == "Q♠"
 
 
-@pytest.mark.parametrize(("text", "says"), [("1s", "unknown rank"), ("Ax", "unknown suit"), ("10s", "not a card"), ("", "not a card")])
+@pytest.mark.parametrize(
+    ("text", "says"), [("1s", "unknown rank"), ("Ax", "unknown suit"), ("10s", "not a card"), ("", "not a card")]
+)
 def test_bad_card_text_names_the_problem(text: str, says: str) -> None:
     with pytest.raises(NotationError, match=says):
         parse_card(text)

@@ -38,7 +38,9 @@ def test_play_stops_at_the_first_illegal_move_and_names_it() -> None:
     assert "score 20" in result.stdout
 
 
-@pytest.mark.parametrize("preset", ["classic", "one-pass", "egyptian", "forty", "forty-open", "forty-house", "double", "unlimited"])
+@pytest.mark.parametrize(
+    "preset", ["classic", "one-pass", "egyptian", "forty", "forty-open", "forty-house", "double", "unlimited"]
+)
 def test_random_plays_a_whole_game_whose_record_replays(preset: str) -> None:
     result = run("random", preset, "5")
     assert result.returncode == 0, result.stderr
@@ -97,7 +99,9 @@ def test_verify_commitment_says_it_matches_prints_the_deal_and_exits_0(
 
 
 def test_verify_commitment_reads_upper_case_hex() -> None:
-    result = run("verify-commitment", "--preset", "classic", "--seed", "42", "--salt", SALT.upper(), V2_CLASSIC_42.upper())
+    result = run(
+        "verify-commitment", "--preset", "classic", "--seed", "42", "--salt", SALT.upper(), V2_CLASSIC_42.upper()
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert lines(result)["preimage"] == f"piramide-seed-v2:classic:42:{SALT}"
 
@@ -122,7 +126,10 @@ def test_verify_commitment_of_a_tampered_seed_salt_or_preset_says_no_and_exits_1
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("--preset", "classic", "--seed", "42", "--salt", "xyz" * 10 + "ab", V2_CLASSIC_42), "a salt is 32 hex digits"),
+        (
+            ("--preset", "classic", "--seed", "42", "--salt", "xyz" * 10 + "ab", V2_CLASSIC_42),
+            "a salt is 32 hex digits",
+        ),
         (("--preset", "classic", "--seed", "42", "--salt", SALT[:-2], V2_CLASSIC_42), "a salt is 32 hex digits"),
         (("--preset", "pyramid", "--seed", "42", V1_CLASSIC_42), "unknown preset 'pyramid'"),
         (("--preset", "classic", "--seed", str(2**64), V1_CLASSIC_42), "seed runs from 0"),

@@ -35,7 +35,11 @@ def _documented_shuffle(preset: str, seed: int, deck: list[str]) -> list[str]:
         nonlocal counter
         if not words:
             digest = hashlib.sha256(
-                b"piramide-shuffle-v1\x00" + preset.encode() + b"\x00" + seed.to_bytes(8, "big") + counter.to_bytes(8, "big")
+                b"piramide-shuffle-v1\x00"
+                + preset.encode()
+                + b"\x00"
+                + seed.to_bytes(8, "big")
+                + counter.to_bytes(8, "big")
             ).digest()
             words.extend(int.from_bytes(digest[k : k + 8], "big") for k in (24, 16, 8, 0))
             counter += 1
@@ -93,8 +97,16 @@ def _classic_line() -> str:
 @pytest.mark.parametrize(
     ("preset", "text", "says"),
     [
-        ("classic", " ".join(_classic_line().split()[:-1]), "has 52 cards .28 in the pyramid, 24 in the stock., not 51"),
-        ("classic", " ".join(_classic_line().split()[:-1] + ["Ah"]), "appears 2 times: a classic deck holds each card once"),
+        (
+            "classic",
+            " ".join(_classic_line().split()[:-1]),
+            "has 52 cards .28 in the pyramid, 24 in the stock., not 51",
+        ),
+        (
+            "classic",
+            " ".join(_classic_line().split()[:-1] + ["Ah"]),
+            "appears 2 times: a classic deck holds each card once",
+        ),
         ("classic", _classic_line().replace("9h", "Xh", 1), "unknown rank"),
         ("forty", " ".join(str(deal_from_seed(get_rules("forty"), 1)).split()[:-1] + ["8s"]), "not in the forty deck"),
     ],

@@ -115,7 +115,15 @@ def test_the_game_is_won_the_moment_the_pyramid_is_empty_with_row_points() -> No
 
 def test_a_pyramid_that_can_never_change_loses_at_once_where_the_rules_end_so() -> None:
     rules = Rules(
-        "mini-fives", (5, 6, 7, 13), 1, 2, 13, 3, StockModel.STOCK_TOP_AND_WASTE, stock_waste_pairs=True, ends_when_frozen=True
+        "mini-fives",
+        (5, 6, 7, 13),
+        1,
+        2,
+        13,
+        3,
+        StockModel.STOCK_TOP_AND_WASTE,
+        stock_waste_pairs=True,
+        ends_when_frozen=True,
     )
     game = Game.start(deal_with(rules, "5c 5d 5h"))
     assert game.outcome is Outcome.LOST

@@ -351,7 +351,10 @@ def test_unlimited_is_lost_when_the_stock_is_through_and_the_pass_removed_nothin
     assert not game.removed_this_pass and not game._removals
     last_recycle = max((i for i, move in enumerate(game.moves) if move.kind is Kind.RECYCLE), default=-1)
     assert all(move.kind is Kind.DRAW for move in game.moves[last_recycle + 1 :])
-    assert game._recycle_refusal() == "this pass through the stock removed no card: another would deal the same cards again"
+    assert (
+        game._recycle_refusal()
+        == "this pass through the stock removed no card: another would deal the same cards again"
+    )
     with pytest.raises(IllegalMoveError, match=f"the game is over: {PASS_IN_VAIN}"):
         game.apply(RECYCLE)
 

@@ -17,7 +17,9 @@ from games.engine.moves import (
 )
 
 
-@pytest.mark.parametrize("text", ["D", "R", "T", "B3", "7.1", "7.1+7.4", "6.2+S", "5.5+W", "S+W", "W+W3", "W2+W4", "S", "W"])
+@pytest.mark.parametrize(
+    "text", ["D", "R", "T", "B3", "7.1", "7.1+7.4", "6.2+S", "5.5+W", "S+W", "W+W3", "W2+W4", "S", "W"]
+)
 def test_notation_round_trips(text: str) -> None:
     assert str(parse_move(text)) == text
 

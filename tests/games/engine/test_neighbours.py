@@ -22,7 +22,9 @@ from .builders import game_with
 
 NEIGHBOURING = ["egyptian", "forty-open"]
 #: egyptian: a pyramid with no 10 and no 3 among its free cards' partners, a stock opening 3♥ 10♣
-EGYPTIAN_PYRAMID = "Kh " + " ".join(["Ks Kd", "Kc Qh Qs", "Qd Qc Jh Js", "Jd Jc 9h 9s 9d", "9c 8h 8s 8d 8c 7h", "7s 7d 7c 6h 6s 6d 6c"])
+EGYPTIAN_PYRAMID = "Kh " + " ".join(
+    ["Ks Kd", "Kc Qh Qs", "Qd Qc Jh Js", "Jd Jc 9h 9s 9d", "9c 8h 8s 8d 8c 7h", "7s 7d 7c 6h 6s 6d 6c"]
+)
 #: forty-open (jack 8, queen 9, king 10): a stock opening 3♥ 7♣
 FORTY_PYRAMID = " ".join(["Kh", "Ks Kd", "Kc Qh Qs", "Qd Qc Jh Js", "Jd Jc 6h 6s 6d", "6c 5h 5s 5d 5c 4h"])
 
@@ -84,7 +86,10 @@ def test_a_stored_version_2_game_replays_unchanged(preset: str) -> None:
         log = parse_moves(" ".join(str(move) for move in game.moves))
         again = Game.replay(deal_from_seed(get_rules(preset, 2), seed), log)
         assert (again.moves, again.outcome, again.outcome_reason, again.score) == (
-            game.moves, game.outcome, game.outcome_reason, game.score
+            game.moves,
+            game.outcome,
+            game.outcome_reason,
+            game.score,
         )
         # the same log under version 3: every move still legal, and somewhere a waste pair was there
         new = Game.start(deal_from_seed(get_rules(preset, 3), seed))
@@ -94,7 +99,10 @@ def test_a_stored_version_2_game_replays_unchanged(preset: str) -> None:
     assert offered_now
 
 
-@pytest.mark.parametrize(("preset", "version", "shown"), [("egyptian", 2, 1), ("egyptian", 3, 2), ("forty-open", 3, 2), ("forty-house", 3, 4)])
+@pytest.mark.parametrize(
+    ("preset", "version", "shown"),
+    [("egyptian", 2, 1), ("egyptian", 3, 2), ("forty-open", 3, 2), ("forty-house", 3, 4)],
+)
 def test_the_view_says_how_many_waste_cards_are_in_play(preset: str, version: int, shown: int) -> None:
     """The play page shows as many waste cards as the game's rules version puts in play."""
     assert Game.start(deal_from_seed(get_rules(preset, version), 1)).visible()["waste_in_play"] == shown

@@ -70,7 +70,10 @@ def test_record_text_is_read_or_refused(text: str) -> None:
 @given(
     st.sampled_from(["deal", "play", "random", "solve", "hint", "review", "bogus"]),
     st.sampled_from(list(PRESETS) + ["nope", ""]),
-    st.lists(st.sampled_from(["--deal", "--moves", "--seed", "1", "-1", "Ah Kd", "7.1+S", "x", "99999999999999999999999"]), max_size=4),
+    st.lists(
+        st.sampled_from(["--deal", "--moves", "--seed", "1", "-1", "Ah Kd", "7.1+S", "x", "99999999999999999999999"]),
+        max_size=4,
+    ),
 )
 def test_command_line_never_crashes(command: str, preset: str, rest: list[str]) -> None:
     args = [command, preset, *rest]

@@ -32,7 +32,9 @@ from games.engine.scoring import count_moves, score_moves
 def any_move(rules_rows: int) -> st.SearchStrategy[Move]:
     """Moves of every shape, most of them illegal in any given position."""
     ref = st.one_of(
-        st.builds(lambda r, c: pyramid_ref(r, min(c, r)), st.integers(1, rules_rows + 1), st.integers(1, rules_rows + 1)),
+        st.builds(
+            lambda r, c: pyramid_ref(r, min(c, r)), st.integers(1, rules_rows + 1), st.integers(1, rules_rows + 1)
+        ),
         st.just(STOCK),
         st.builds(waste_ref, st.integers(1, 5)),
     )

@@ -32,7 +32,16 @@ def test_forty_card_deck_counts_jack_queen_king_as_eight_nine_ten() -> None:
 
 
 def test_every_preset_is_listed() -> None:
-    assert list(PRESETS) == ["classic", "one-pass", "egyptian", "forty", "forty-open", "forty-house", "double", "unlimited"]
+    assert list(PRESETS) == [
+        "classic",
+        "one-pass",
+        "egyptian",
+        "forty",
+        "forty-open",
+        "forty-house",
+        "double",
+        "unlimited",
+    ]
 
 
 def test_unknown_preset_lists_the_known_ones() -> None:

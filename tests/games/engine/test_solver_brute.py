@@ -37,7 +37,9 @@ def pure_python(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
 
 
-def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
+def variant(
+    model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int
+) -> Rules:
     return tiny_rules("tiny", model, passes, rows, pair_sum=pair_sum, ranks=ranks, **flags)
 
 
@@ -67,7 +69,10 @@ VARIANTS = variants(
         ("-house", variant(WASTE, 2, 3, (1, 2, 3), 4, **HOUSE)),
         ("-house", variant(STOCK_TOP, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, **HOUSE)),
         # forty's "draw only when nothing can be removed", on every stock model
-        ("-stuck", variant(DRAWN, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, face_down=True, draw_only_when_stuck=True)),
+        (
+            "-stuck",
+            variant(DRAWN, 1, 3, (1, 2, 3), 4, stock_waste_pairs=True, face_down=True, draw_only_when_stuck=True),
+        ),
         ("-stuck", variant(DRAWN, 2, 4, (1, 2, 3, 4), 5, stock_waste_pairs=True, draw_only_when_stuck=True)),
         ("-stuck", variant(STOCK_TOP, 2, 3, (1, 2, 3), 4, stock_waste_pairs=True, draw_only_when_stuck=True)),
         ("-stuck", variant(WASTE, 2, 3, (1, 2, 3), 4, draw_only_when_stuck=True)),
@@ -155,7 +160,9 @@ def usable_bag(search: WinSearch, position: Position) -> int:
 BEAM_VARIANTS = [
     name
     for name, rules in VARIANTS.items()
-    if not (rules.house_put_back or rules.house_return_three or rules.house_waste_reach > 1 or rules.draw_only_when_stuck)
+    if not (
+        rules.house_put_back or rules.house_return_three or rules.house_waste_reach > 1 or rules.draw_only_when_stuck
+    )
 ]
 
 
@@ -240,7 +247,9 @@ def test_removals_by_value_are_the_pairwise_removals_in_the_same_order(name: str
         if table.reach != 1:
             pytest.skip("deep waste cards play here: only the pairwise removals apply")
         for pyramid_pairs in (True, False):
-            assert table.removals(position, pyramid_pairs) == table._pairwise_removals(position, pyramid_pairs), f"{game.deal} after {game.moves}"
+            assert table.removals(position, pyramid_pairs) == table._pairwise_removals(position, pyramid_pairs), (
+                f"{game.deal} after {game.moves}"
+            )
         compared += bool(table.removals(position))
     assert compared > 30
 

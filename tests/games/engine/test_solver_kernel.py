@@ -267,7 +267,9 @@ def test_the_compiled_final_count_answers_as_the_pure_python_one(preset: str) ->
 
 @pytest.mark.usefixtures("kernel_on")
 @pytest.mark.parametrize(("preset", "seed"), [("egyptian", 91), ("one-pass", 74)])
-def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(preset: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(
+    preset: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The kernel's memory (its typed dictionary, its frames) is not what prompts Python's
     collector: held in a reference cycle it would stay until the next full collection, and a
     worker solving deal after deal grew by hundreds of megabytes."""
@@ -289,7 +291,16 @@ def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(preset: str, s
 # ------------------------------------------------------------------ the search itself, compiled
 
 #: the benchmark's slowest deal of each preset (each makes tens of thousands of stops)
-SLOWEST = {"classic": 205, "one-pass": 615, "egyptian": 789, "forty-open": 368, "double": 195, "forty-house": 788, "forty": 59, "unlimited": 3}
+SLOWEST = {
+    "classic": 205,
+    "one-pass": 615,
+    "egyptian": 789,
+    "forty-open": 368,
+    "double": 195,
+    "forty-house": 788,
+    "forty": 59,
+    "unlimited": 3,
+}
 #: the presets whose rules the kernel's search takes (``Compiled.searches``; forty-house's once the
 #: return-three can no longer happen)
 SEARCHED_PRESETS = ["classic", "one-pass", "egyptian", "forty-open", "double", "forty-house"]
@@ -365,13 +376,20 @@ def test_the_kernels_search_makes_the_stops_of_a_fresh_pure_python_search(
         for position, bag in random.Random(seed).sample(entered, min(sample, len(entered))):
             won, stops, line = python_search(table, position, bag)
             answer, kernel_stops, kernel_line = fresh_kernel_search(table).search(
-                position[0], bytes(position[2] + position[1]), len(position[2]), position[4], bag, 1 << 62,
+                position[0],
+                bytes(position[2] + position[1]),
+                len(position[2]),
+                position[4],
+                bag,
+                1 << 62,
                 bool(position[5] & HOUSE_LAST_DRAW),
             )
             assert (answer == WON, kernel_stops, kernel_line) == (won, stops, line), f"{preset} seed {seed}: {position}"
             compared += 1
             long += stops > 50
-    assert compared >= min(30, len(seeds) * sample) and long >= long_ones, f"{compared} positions compared, {long} of them over 50 stops"
+    assert compared >= min(30, len(seeds) * sample) and long >= long_ones, (
+        f"{compared} positions compared, {long} of them over 50 stops"
+    )
 
 
 def kernel_from_the_start(patch: pytest.MonkeyPatch) -> None:
@@ -387,7 +405,9 @@ def kernel_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("preset", SEARCHED_PRESETS)
-def test_with_the_search_compiled_every_verdict_stays_and_every_line_wins(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_the_search_compiled_every_verdict_stays_and_every_line_wins(
+    preset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for game in deals(preset, 60):
         monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
         python = solve(game, node_limit=200_000)
@@ -400,8 +420,13 @@ def test_with_the_search_compiled_every_verdict_stays_and_every_line_wins(preset
 
 
 @pytest.mark.usefixtures("kernel_at_once")
-@pytest.mark.parametrize("name", [name for name, rules in VARIANTS.items() if Compiled.searches(table_for(Game.start(deal_from_seed(rules, 0))))])
-def test_the_kernels_search_cut_short_and_restarted_agrees_with_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "name",
+    [name for name, rules in VARIANTS.items() if Compiled.searches(table_for(Game.start(deal_from_seed(rules, 0))))],
+)
+def test_the_kernels_search_cut_short_and_restarted_agrees_with_brute_force(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Runs of two stops (so the kernel gives up in the middle of its stretches, again and again,
     and shuffles; under the house rules a search makes one run): a given-up search must leave only
     finished stretches in the memo."""
@@ -449,7 +474,9 @@ def test_the_kernels_search_given_a_few_stops_at_a_time_reaches_the_same_verdict
 
 
 @pytest.mark.usefixtures("kernel_on")
-def test_the_search_moves_to_the_kernel_where_its_rules_let_it_after_its_first_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_search_moves_to_the_kernel_where_its_rules_let_it_after_its_first_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
     monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 1 << 30)  # (not for its stack questions)
     for preset, seed in SLOWEST.items():

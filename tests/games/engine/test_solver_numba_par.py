@@ -38,6 +38,7 @@ def compiled_rules(preset: str) -> Rules:
     rules = PRESETS[preset]
     return get_rules(preset, 2) if rules.house_waste_reach == 2 else rules
 
+
 Question = tuple[Position, int, bool]
 
 
@@ -137,18 +138,24 @@ def test_the_compiled_clearing_search_makes_the_stops_of_a_fresh_pure_python_one
         sample = random.Random(seed).sample(questions, min(25, len(questions)))
         found, slow = same_both_ways(table, sample)
         compared, yes, long = compared + len(sample), yes + found, long + slow
-    assert compared >= min(20, 5 * len(seeds)) and yes >= yes_at_least and long >= long_at_least, f"{compared} compared, {yes} yes, {long} long"
+    assert compared >= min(20, 5 * len(seeds)) and yes >= yes_at_least and long >= long_at_least, (
+        f"{compared} compared, {yes} yes, {long} long"
+    )
 
 
 @pytest.mark.parametrize("preset", COMPILED_PRESETS)
-def test_the_compiled_clearing_search_makes_the_stops_of_a_fresh_pure_python_one_along_random_games(preset: str) -> None:
+def test_the_compiled_clearing_search_makes_the_stops_of_a_fresh_pure_python_one_along_random_games(
+    preset: str,
+) -> None:
     rng = random.Random(f"kernel perfect {preset}")
     compared = yes = 0
     for seed in range(8 if preset != "double" else 2):
         game = Game.start(deal_from_seed(compiled_rules(preset), seed))
         table = table_for(game)
         positions = list(along_random_games(table, position_of(game), rng))
-        questions = [(position, loss, clears) for position in positions for loss in range(4) for clears in (True, False)]
+        questions = [
+            (position, loss, clears) for position in positions for loss in range(4) for clears in (True, False)
+        ]
         found, _ = same_both_ways(table, questions)
         compared, yes = compared + len(questions), yes + found
     assert compared >= 50, compared
@@ -157,7 +164,9 @@ def test_the_compiled_clearing_search_makes_the_stops_of_a_fresh_pure_python_one
 
 
 @pytest.mark.parametrize("preset", COMPILED_PRESETS)
-def test_the_compiled_clearing_search_makes_the_stops_of_a_fresh_pure_python_one_along_winning_lines(preset: str) -> None:
+def test_the_compiled_clearing_search_makes_the_stops_of_a_fresh_pure_python_one_along_winning_lines(
+    preset: str,
+) -> None:
     """Positions along the second half of a winning line, with losses from none to past where the
     answers turn to yes.  Random games seldom leave a line that loses only the few units they are
     asked about, and the par search of a double deal is too slow in pure Python to ask its
@@ -170,7 +179,9 @@ def test_the_compiled_clearing_search_makes_the_stops_of_a_fresh_pure_python_one
         line = solve(game, node_limit=200_000).line
         table = table_for(game)
         positions = [position_of(Game.replay(game.deal, line[:k])) for k in range(len(line) // 2, len(line), 8)]
-        questions = [(position, loss, clears) for position in positions for loss in range(0, 48, 6) for clears in (True, False)]
+        questions = [
+            (position, loss, clears) for position in positions for loss in range(0, 48, 6) for clears in (True, False)
+        ]
         found, slow = same_both_ways(table, questions)
         compared, yes, long = compared + len(questions), yes + found, long + slow
     assert compared >= 100 and 0 < yes < compared and long >= 1, f"{compared} compared, {yes} yes, {long} long"
@@ -194,7 +205,9 @@ def test_the_compiled_bounds_answer_as_the_pure_python_ones(preset: str) -> None
                     kings, bag = (kings + 1, bag) if v == table.king else (kings, bag + (1 << 4 * v))
                 waste_kings, waste_bag = 0, 0
                 for v in waste:
-                    waste_kings, waste_bag = (waste_kings + 1, waste_bag) if v == table.king else (waste_kings, waste_bag + (1 << 4 * v))
+                    waste_kings, waste_bag = (
+                        (waste_kings + 1, waste_bag) if v == table.king else (waste_kings, waste_bag + (1 << 4 * v))
+                    )
                 value = relaxed.value(removed, bag + waste_bag)
                 assert _relaxed(kernel.tab, kernel.memos[0], *kernel.rwork, removed, bag + waste_bag) == value
                 for goal in (value - 3, value, value + 2):
@@ -202,7 +215,18 @@ def test_the_compiled_bounds_answer_as_the_pure_python_ones(preset: str) -> None
                     kernel.swork[2][:] = 0
                     for k, v in enumerate(waste):
                         kernel.swork[2][k // 15] |= v << 4 * (k % 15)
-                    got = _stack(kernel.tab, kernel.memos[:2], kernel.rwork, kernel.swork, bytes(waste), removed, bag, goal, waste_kings, waste_bag)
+                    got = _stack(
+                        kernel.tab,
+                        kernel.memos[:2],
+                        kernel.rwork,
+                        kernel.swork,
+                        bytes(waste),
+                        removed,
+                        bag,
+                        goal,
+                        waste_kings,
+                        waste_bag,
+                    )
                     assert got == expected, (position, goal)
 
 
@@ -220,7 +244,12 @@ def test_a_clearing_search_cut_into_short_calls_finds_what_one_long_call_finds()
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(KernelPerfect, "CHUNK", chunk)
                 kernels = {clears: fresh(table, clears)[1] for clears in (True, False)}
-                answers.append([(kernels[clears].possible(position, loss), kernels[clears].line) for position, loss, clears in questions])
+                answers.append(
+                    [
+                        (kernels[clears].possible(position, loss), kernels[clears].line)
+                        for position, loss, clears in questions
+                    ]
+                )
         assert answers[0] == answers[1], seed
         answered += [answer for answer, _ in answers[0]]
     assert True in answered and False in answered

@@ -34,7 +34,9 @@ from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, deal_with, random_games, t
 DEALS = int(os.environ.get("SOLVER_PAR_DEALS", "60"))
 
 
-def variant(model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int) -> Rules:
+def variant(
+    model: StockModel, passes: int, rows: int, ranks: tuple[int, ...], pair_sum: int, **flags: bool | int
+) -> Rules:
     return tiny_rules("par", model, passes, rows, pair_sum=pair_sum, ranks=ranks, **flags)
 
 

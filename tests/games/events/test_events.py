@@ -41,7 +41,9 @@ def validate(event):
     jsonschema.validate(event, events.SCHEMAS[(event["type"], event["v"])])
 
 
-def test_every_event_of_a_played_day_matches_its_schema(sent, challenge, player, other_player, django_capture_on_commit_callbacks, settings):
+def test_every_event_of_a_played_day_matches_its_schema(
+    sent, challenge, player, other_player, django_capture_on_commit_callbacks, settings
+):
     settings.RACE_COUNTDOWN_MIN = 0
     line = line_of(challenge.deal)
     with django_capture_on_commit_callbacks(execute=True):
@@ -83,7 +85,9 @@ def test_summary_groups_and_the_room_never_receive_a_card(sent, challenge, playe
     assert any(cards_in(event) for group, event in sent if group == private)
 
 
-def test_a_move_is_published_once_and_only_after_the_commit(sent, challenge, player, django_capture_on_commit_callbacks):
+def test_a_move_is_published_once_and_only_after_the_commit(
+    sent, challenge, player, django_capture_on_commit_callbacks
+):
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         game_move_make(game_id=game.pk, player=player, move="D", seen=0)
@@ -117,7 +121,9 @@ def test_a_refused_move_publishes_nothing(sent, challenge, player, django_captur
     assert sent == []
 
 
-def test_a_transport_that_fails_loses_the_event_not_the_move(challenge, player, monkeypatch, django_capture_on_commit_callbacks, caplog):
+def test_a_transport_that_fails_loses_the_event_not_the_move(
+    challenge, player, monkeypatch, django_capture_on_commit_callbacks, caplog
+):
     def broken(groups):
         raise ConnectionError("Redis is down")
 
@@ -165,7 +171,9 @@ def test_a_move_made_on_the_loop_is_encoded_exactly_as_the_threaded_path_encodes
     plays.append(game_move_make(game_id=practice.pk, player=player, move=line[0], seen=0))
     for play in plays:
         view_text, sends = events.move_made_from_loop(game=play.game, state=play.state)
-        assert sends == [(group, events.encode(event)) for group, event in events._move_made_sends(play.game, play.state)]
+        assert sends == [
+            (group, events.encode(event)) for group, event in events._move_made_sends(play.game, play.state)
+        ]
         made = live_moves.LoopMove(Play(play.game, play.state), view_text, sends)
         for ref in (None, 'a "quoted" ref'):
             assert made.answer(ref) == jsontext.dumps(_reply(play, ref))

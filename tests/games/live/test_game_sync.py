@@ -50,7 +50,9 @@ def test_a_game_with_moves_reads_its_log(challenge, django_assert_num_queries):
     assert opening.messages[0]["summary"]["moves"] == 1
 
 
-def test_a_spectator_sees_cards_only_once_the_day_is_over_and_the_line_asks_no_query(challenge, django_assert_num_queries):
+def test_a_spectator_sees_cards_only_once_the_day_is_over_and_the_line_asks_no_query(
+    challenge, django_assert_num_queries
+):
     watched = ranked_game(challenge, "alice")
     bob = ranked_game(challenge, "bob")
     game_sync(game_id=watched.pk, viewer=bob.player, since=None)  # alice's name is remembered a minute

@@ -75,14 +75,18 @@ def test_a_ranked_move_after_a_committed_move_does_not_replay_the_log(player, dr
 
 
 @pytest.mark.django_db
-def test_a_move_after_a_committed_move_writes_without_reading_the_game(player, django_capture_on_commit_callbacks, drawn):
+def test_a_move_after_a_committed_move_writes_without_reading_the_game(
+    player, django_capture_on_commit_callbacks, drawn
+):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     game, first = drawn.game, drawn
     with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
         second = game_move_make(game_id=game.pk, player=player, move=str(first.state.legal_moves()[0]), seen=1)
-    statements = [q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))]
+    statements = [
+        q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))
+    ]
     assert [sql.split()[0].upper() for sql in statements] == ["UPDATE", "INSERT"], statements
     stored = Game.objects.get(pk=game.pk)
     assert (stored.move_count, stored.version) == (2, 2) == (second.game.move_count, second.game.version)
@@ -135,7 +139,9 @@ def test_the_first_move_after_the_owner_opens_a_practice_game_writes_without_rea
     assert positions.hint("game", game.pk).version == 0
     with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
         first = game_move_make(game_id=game.pk, player=player, move="D", seen=0)
-    statements = [q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))]
+    statements = [
+        q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))
+    ]
     assert [sql.split()[0].upper() for sql in statements] == ["UPDATE", "INSERT"], statements
     assert (first.game.move_count, first.game.version) == (1, 1)
 
@@ -177,7 +183,9 @@ def test_a_move_from_an_out_of_date_hint_takes_the_locked_path(player, drawn):
 
 
 @pytest.mark.django_db
-def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes(player, django_capture_on_commit_callbacks, drawn):
+def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes(
+    player, django_capture_on_commit_callbacks, drawn
+):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -186,14 +194,18 @@ def test_a_ranked_game_moved_on_elsewhere_reads_only_the_missed_moves_and_writes
     third = str(second.legal_moves()[0])
     with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
         played = game_move_make(game_id=game.pk, player=player, move=third, seen=2)
-    statements = [q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))]
+    statements = [
+        q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))
+    ]
     assert statements[0].upper().startswith("SELECT NOTATION FROM") and "FOR UPDATE" not in " ".join(statements).upper()
     assert [sql.split()[0].upper() for sql in statements[1:]] == ["UPDATE", "INSERT"], statements
     assert (played.game.move_count, played.game.version) == (3, 3)
     assert [str(m) for m in played.state.moves] == [str(m) for m in second.apply(second.legal_moves()[0]).moves]
     stored = Game.objects.get(pk=game.pk)
     assert (stored.move_count, stored.version) == (3, 3)
-    assert list(stored.moves.order_by("number").values_list("notation", flat=True)) == [str(m) for m in played.state.moves]
+    assert list(stored.moves.order_by("number").values_list("notation", flat=True)) == [
+        str(m) for m in played.state.moves
+    ]
     assert positions.hint("game", game.pk).moves == 3
 
 

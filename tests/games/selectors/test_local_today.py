@@ -49,9 +49,7 @@ def test_another_zone_can_be_configured(settings):
     assert local_today(now=at("2026-01-15T03:00:00")) == dt.date(2026, 1, 14)
 
 
-@pytest.mark.parametrize(
-    ("day", "hours"), [("2026-03-29", 23), ("2026-10-25", 25), ("2026-06-01", 24)]
-)
+@pytest.mark.parametrize(("day", "hours"), [("2026-03-29", 23), ("2026-10-25", 25), ("2026-06-01", 24)])
 def test_a_challenge_day_lasts_as_long_as_the_day_in_rome(settings, day, hours):
     settings.PIRAMIDE_TIME_ZONE = "Europe/Rome"
     date = dt.date.fromisoformat(day)

@@ -65,9 +65,12 @@ def test_fill_defaults_to_each_days_program_daily_presets_and_variant_of_the_day
     challenges_fill()
     tomorrow, after = today + dt.timedelta(days=1), today + dt.timedelta(days=2)
     assert set(DailyChallenge.objects.values_list("date", "preset")) == {
-        (today, "forty"), (today, "egyptian"),
-        (tomorrow, "forty"), (tomorrow, "forty-open"),
-        (after, "forty"), (after, "egyptian"),
+        (today, "forty"),
+        (today, "egyptian"),
+        (tomorrow, "forty"),
+        (tomorrow, "forty-open"),
+        (after, "forty"),
+        (after, "egyptian"),
     }
     assert all(c.verdict == "winnable" for c in DailyChallenge.objects.all())
 
@@ -79,7 +82,10 @@ def test_missing_names_only_the_variant_a_day_still_lacks(today, settings):
     settings.PIRAMIDE_ROTATION_START = today
     make_challenge(date=today, preset="classic")
     make_challenge(date=today + dt.timedelta(days=1), preset="double", seed=5)
-    assert services.challenges_missing(today=today, days=2) == [(today, "egyptian"), (today + dt.timedelta(days=1), "classic")]
+    assert services.challenges_missing(today=today, days=2) == [
+        (today, "egyptian"),
+        (today + dt.timedelta(days=1), "classic"),
+    ]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -20,7 +20,9 @@ def lost(status, seconds_ago, **fields):
     )
 
 
-def test_a_verification_pending_or_running_past_any_task_is_run_again_by_the_fill_job(settings, django_capture_on_commit_callbacks):
+def test_a_verification_pending_or_running_past_any_task_is_run_again_by_the_fill_job(
+    settings, django_capture_on_commit_callbacks
+):
     settings.PIRAMIDE_FILL_DAYS = 0  # nothing to fill: the job only looks for lost verifications
     too_long = verification_stuck_after() + 60
     pending = lost(DailyChallenge.Status.PENDING, too_long)
@@ -49,4 +51,6 @@ def test_the_cut_off_outlasts_the_broker_handing_back_a_lost_task_and_the_longes
     from piramide_site.celery import app
 
     assert verification_stuck_after() > app.conf.broker_transport_options["visibility_timeout"]
-    assert verification_stuck_after() >= app.conf.broker_transport_options["visibility_timeout"] + app.conf.task_time_limit
+    assert (
+        verification_stuck_after() >= app.conf.broker_transport_options["visibility_timeout"] + app.conf.task_time_limit
+    )

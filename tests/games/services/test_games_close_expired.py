@@ -47,7 +47,9 @@ def test_a_ranked_game_open_at_midnight_can_be_resigned_and_scores_as_the_closin
     assert resigned.outcome == Game.Outcome.RESIGNED
     assert games_close_expired(today=today) == 1, "only the other game was still open"
     mine, theirs = Score.objects.get(game=games[0]), Score.objects.get(game=games[1])
-    assert (mine.points, mine.moves, mine.won) == (theirs.points, theirs.moves, theirs.won) == (resigned.score, 1, False)
+    assert (
+        (mine.points, mine.moves, mine.won) == (theirs.points, theirs.moves, theirs.won) == (resigned.score, 1, False)
+    )
 
 
 def test_a_move_after_midnight_is_still_refused(player, today):

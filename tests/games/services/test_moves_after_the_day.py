@@ -34,7 +34,9 @@ def just_after_midnight(game: Game):
 
 
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
-def test_a_ranked_move_after_midnight_is_refused_by_the_service(player, ranked, warm, django_capture_on_commit_callbacks):
+def test_a_ranked_move_after_midnight_is_refused_by_the_service(
+    player, ranked, warm, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):  # what a commit would leave remembered
         game_move_make(game_id=ranked.pk, player=player, move="D", seen=0)
     assert positions.hint("game", ranked.pk) is not None, "a committed move leaves its position remembered"

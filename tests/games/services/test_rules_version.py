@@ -66,8 +66,15 @@ def test_a_stored_game_of_version_1_replays_to_its_outcome_and_score(player):
     moves, score = frozen_log()
     challenge = make_challenge(seed=13, rules_version=1)
     game = Game.objects.create(
-        challenge=challenge, player=player, ranked=True, rules_version=1, outcome=Game.Outcome.LOST,
-        move_count=len(moves), version=len(moves), score=score, finished_at=timezone.now(),
+        challenge=challenge,
+        player=player,
+        ranked=True,
+        rules_version=1,
+        outcome=Game.Outcome.LOST,
+        move_count=len(moves),
+        version=len(moves),
+        score=score,
+        finished_at=timezone.now(),
     )
     Move.objects.bulk_create(Move(game=game, number=n, notation=text) for n, text in enumerate(moves, start=1))
     state = game_engine_state(Game.objects.select_related("challenge").get(pk=game.pk))

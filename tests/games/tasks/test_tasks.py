@@ -82,7 +82,9 @@ def test_a_real_worker_verifies_a_challenge_scheduled_through_the_service(celery
         challenge = challenge_schedule(date=today + dt.timedelta(days=20), preset="classic", seed=WINNABLE["classic"])
         assert DailyChallenge.objects.get(pk=challenge.pk).status == "pending"
     # on commit the task went to Redis; the worker process picks it up
-    assert wait_for(lambda: DailyChallenge.objects.get(pk=challenge.pk).status == "done"), "the worker never verified it"
+    assert wait_for(lambda: DailyChallenge.objects.get(pk=challenge.pk).status == "done"), (
+        "the worker never verified it"
+    )
     challenge.refresh_from_db()
     assert challenge.verdict == "winnable" and challenge.line_length and challenge.par is not None
 
