@@ -464,7 +464,8 @@ def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
     game.finished_at = timezone.now()
     game.score = score_moves(moves, get_rules(game.challenge.preset, game.rules_version))
     game.save(update_fields=["outcome", "finished_at", "score", "move_count", "version"])
-    if game.ranked:
+    # a game of a deleted account (accounts.services.user_delete) ends with no score: nobody to rank
+    if game.ranked and game.player_id is not None:
         try:
             with transaction.atomic():
                 score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)

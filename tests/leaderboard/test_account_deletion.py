@@ -111,3 +111,25 @@ def test_an_account_deleted_mid_game_leaves_the_challenge_room_readable(day: dic
     snapshot = challenge_room_snapshot(challenge_id=challenge.pk)
     assert [game["player"] for game in snapshot["games"]] == [{"id": None, "display_name": "?"}]
     assert staying.display_name in [entry["player"]["display_name"] for entry in snapshot["top"]]
+
+
+def test_the_day_end_closes_an_open_game_of_a_deleted_account_and_every_game_after_it(store: Any) -> None:
+    """An account deleted in the middle of yesterday's ranked game: the hourly close resigns its
+    game with no score, and the other open games with theirs (it raised on the missing player,
+    leaving every game after it open, run after run)."""
+    import datetime as dt
+
+    from accounts.services import user_delete
+    from games.selectors import local_today
+    from games.services import games_close_expired
+
+    challenge = make_challenge(date=local_today() - dt.timedelta(days=1))
+    going, staying = make_player("going"), make_player("staying")
+    orphan = Game.objects.create(challenge=challenge, player=going, ranked=True)
+    other = Game.objects.create(challenge=challenge, player=staying, ranked=True)
+    user_delete(user=going, password=PASSWORD)
+    assert games_close_expired() == 2
+    orphan.refresh_from_db()
+    other.refresh_from_db()
+    assert orphan.outcome == other.outcome == Game.Outcome.RESIGNED
+    assert list(Score.objects.values_list("player_id", flat=True)) == [staying.pk]
