@@ -14,7 +14,7 @@ game, so the players are at every stage of a game and games end all through ever
 within the same second) and the spectators (each with a ranked game of the day already over;
 they watch move by move in summaries, as everyone but a game's owner does while the day lasts),
 then starts one uvicorn process (uvloop, httptools) serving ``piramide_site.asgi`` plus an echo
-route, on the Redis channel layer.  ``--servers N`` starts N of them on ports of their own:
+route, with live events on Redis pub/sub.  ``--servers N`` starts N of them on ports of their own:
 the players and the echo clients are dealt among them in turn, each spectator goes to one drawn at
 random (so some events reach their watchers from another process, through Redis), and the
 servers' CPU and memory are added up.

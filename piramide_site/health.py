@@ -49,7 +49,7 @@ def check_database() -> Check:
 
 def check_redis() -> Check:
     if not settings.REDIS_URL:
-        return {"status": NOT_USED, "reason": "no REDIS_URL: in-memory channel layer and cache"}
+        return {"status": NOT_USED, "reason": "no REDIS_URL: live events within the process, in-memory cache"}
     import redis
 
     client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=PING_TIMEOUT, socket_connect_timeout=PING_TIMEOUT)

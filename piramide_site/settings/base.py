@@ -1,9 +1,9 @@
 """Settings shared by every environment; everything that differs comes from the environment.
 
-With neither DATABASE_URL nor REDIS_URL set, the service needs no server at all: SQLite, the
-in-memory channel layer, a local-memory cache, Celery tasks run eagerly and leaderboard ranks come
-from SQL.  With them set, the same code uses Postgres, Redis (channel layer, cache, Celery broker,
-leaderboard sorted sets) and a real Celery worker.
+With neither DATABASE_URL nor REDIS_URL set, the service needs no server at all: SQLite, live
+events within the one process, a local-memory cache, Celery tasks run eagerly and leaderboard ranks
+come from SQL.  With them set, the same code uses Postgres, Redis (live events' pub/sub, cache,
+Celery broker, leaderboard sorted sets) and a real Celery worker.
 """
 
 import datetime as dt
@@ -165,27 +165,10 @@ if REDIS_URL:
             "OPTIONS": {"pool_class": "piramide_site.redis_pool.SharedConnectionPool"},
         }
     }
-    # redis-py 8 reads with a 5 s socket timeout by default, shorter than the channel layer's
-    # blocking receive: an idle socket would be torn down every 5 s (django/channels_redis#422).
-    # It also caps a pool at 100 connections and fails past that, which a burst of sockets
-    # joining their groups at once exceeds.
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                "hosts": [
-                    {
-                        "address": REDIS_URL,
-                        "socket_timeout": None,
-                        "max_connections": env.int("CHANNEL_LAYER_MAX_CONNECTIONS", default=1000),
-                    }
-                ]
-            },
-        }
-    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# No CHANNEL_LAYERS: no consumer uses a Channels layer (live events go through games/events.py's
+# hub, docs/live.md).
 
 # ----------------------------------------------------------------- accounts
 

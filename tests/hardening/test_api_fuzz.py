@@ -42,7 +42,6 @@ EXAMPLES = 40
 def objects(settings: Any, today: Any) -> dict[str, list[Any]]:
     settings.PIRAMIDE_HINT_TIME_LIMIT = 0.3
     settings.PIRAMIDE_REVIEW_TIME_LIMIT = 0.3
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     import datetime as dt
 
     from games.engine import PRESETS

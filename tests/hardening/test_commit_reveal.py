@@ -65,7 +65,6 @@ async def watch_replay(game_id: int) -> list[str]:
 
 @pytest.mark.parametrize("preset", ["classic", "forty"])
 def test_the_revealed_seed_matches_the_commitment_published_before(preset, monkeypatch, settings, capsys):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     from games.selectors import local_today
 
     day = local_today() + dt.timedelta(days=2)

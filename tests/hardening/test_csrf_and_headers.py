@@ -34,7 +34,6 @@ UNSAFE = ("post", "put", "patch", "delete")
 @pytest.fixture
 def world(settings: Any, today: Any) -> World:
     settings.RACE_COUNTDOWN_MIN = 0
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     return build_world(today)
 
 

@@ -29,7 +29,6 @@ def quick_solver(settings: Any) -> None:
     settings.RACE_COUNTDOWN_MIN = 0
     settings.PIRAMIDE_HINT_TIME_LIMIT = 0.5
     settings.PIRAMIDE_REVIEW_TIME_LIMIT = 1.0
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 
 @pytest.fixture

@@ -48,7 +48,6 @@ PROBES = [
 
 @pytest.fixture(autouse=True)
 def live_settings(settings: Any) -> None:
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.LIVE_ROOM_INTERVAL = 0.05
     settings.RACE_COUNTDOWN_MIN = 0
     settings.LIVE_RATE_BURST = 1000

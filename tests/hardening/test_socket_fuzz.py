@@ -85,7 +85,6 @@ frames = st.one_of(
 
 @pytest.fixture
 def targets(settings: Any, today: Any) -> dict[str, Any]:
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.LIVE_RATE_BURST = 100000
     settings.LIVE_RATE_PER_SECOND = 100000.0
     settings.RACE_COUNTDOWN_MIN = 0

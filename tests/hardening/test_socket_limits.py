@@ -16,11 +16,6 @@ from tests.sockets import session_cookie
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture(autouse=True)
-def in_memory_layer(settings: Any) -> None:
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-
-
 class Sock:
     def __init__(self, path: str, cookie: str | None = None, address: str = "10.0.0.1") -> None:
         from piramide_site.asgi import application

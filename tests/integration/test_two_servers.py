@@ -1,4 +1,4 @@
-"""Two ASGI server processes on one Redis channel layer and one Postgres: play on one, watch on the other.
+"""Two ASGI server processes on one Redis (live events' pub/sub) and one Postgres: play on one, watch on the other.
 
 Each server is a real uvicorn process on its own port; the only thing they share is Redis and
 the database, as two web containers would.  Needs Postgres (DATABASE_URL) and Redis (REDIS_URL):

@@ -14,7 +14,6 @@ SEED = WINNABLE["classic"]
 
 @pytest.fixture(autouse=True)
 def race_settings(settings: Any) -> None:
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.RACE_COUNTDOWN_MIN = 0
 
 

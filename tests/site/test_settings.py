@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
     "import django, json; django.setup(); from django.conf import settings as s; "
-    "print(json.dumps([s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'],"
+    "print(json.dumps([s.DATABASES['default']['ENGINE'], s.CACHES['default']['BACKEND'],"
     " s.CELERY_TASK_ALWAYS_EAGER, s.LEADERBOARD_BACKEND, s.CELERY_BROKER_URL]))"
 )
 
@@ -24,7 +24,7 @@ def load(**env):
 def test_the_local_default_needs_no_server():
     assert load() == [
         "django.db.backends.sqlite3",
-        "channels.layers.InMemoryChannelLayer",
+        "django.core.cache.backends.locmem.LocMemCache",
         True,
         "database",
         "memory://",
@@ -34,7 +34,7 @@ def test_the_local_default_needs_no_server():
 def test_database_and_redis_urls_switch_to_the_real_servers():
     assert load(DATABASE_URL="postgres://u@db:5432/x", REDIS_URL="redis://r:6379/1") == [
         "django.db.backends.postgresql",
-        "channels_redis.core.RedisChannelLayer",
+        "django.core.cache.backends.redis.RedisCache",
         False,
         "redis",
         "redis://r:6379/1",

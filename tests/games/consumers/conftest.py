@@ -12,9 +12,8 @@ from tests.sockets import session_cookie
 
 
 @pytest.fixture(autouse=True)
-def in_memory_layer(settings: Any) -> None:
-    """Consumer tests run on the in-memory channel layer, a fresh one per test (even when REDIS_URL is set)."""
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+def quick_room(settings: Any) -> None:
+    """The challenge room sends its updates every 50 ms, so tests need not wait for them."""
     settings.LIVE_ROOM_INTERVAL = 0.05
 
 
