@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth import password_validation
@@ -179,12 +180,19 @@ def user_follow_token_reset(*, user: User) -> User:
     return locked
 
 
+#: What other apps do with an account about to be deleted, inside ``user_delete``'s transaction and
+#: before the row goes, each called with the locked row (races hand over the rooms it hosts, whose
+#: rows would otherwise go with it: races/apps.py).
+ACCOUNT_LEAVING: list[Callable[[User], None]] = []
+
+
 def user_delete(*, user: User, password: str) -> int:
     """Delete one's own account, confirmed with its password.  Staff accounts cannot.
 
     Its scores leave every board at once (Postgres here; the rank store's sorted sets once the
     deletion commits); its games stay, for the day's statistics, linked to nobody (no player, no
-    address, no device); its follows both ways, race entries and sessions go with the account.
+    address, no device); its follows both ways, race entries and sessions go with the account, and
+    the races it hosts pass to their next player (``ACCOUNT_LEAVING``).
     Locks the user row and the rows of its scores.  Returns how many scores left the boards.
     """
     from games.models import Game
@@ -203,6 +211,8 @@ def user_delete(*, user: User, password: str) -> int:
         boards: set[Board] = {board for score in scores for board in boards_of(score)}
         Score.objects.filter(pk__in=[s.pk for s in scores]).delete()
         Game.objects.filter(player_id=locked.pk).update(player=None, start_address=None, start_device="")
+        for leaving in ACCOUNT_LEAVING:
+            leaving(locked)
         player_id = locked.pk
         locked.delete()
 

@@ -118,6 +118,17 @@ def _locked_race(code: str) -> Race:
     return race
 
 
+def races_host_hand_over(user: Any) -> None:
+    """Before ``user``'s account is deleted (``accounts.services.ACCOUNT_LEAVING``): each race it
+    hosts passes to the player who joined next, so that the deletion, which takes the races its
+    account hosts with it, takes nobody else's race, entry or moves.  A race it alone is in goes."""
+    for race in Race.objects.select_for_update().filter(host_id=user.pk).order_by("pk"):
+        heir = race.entries.exclude(player_id=user.pk).select_related("player").order_by("joined_at", "id").first()
+        if heir is not None:
+            race.host = heir.player
+            _bump(race, "host")
+
+
 def _bump(race: Race, *fields: str) -> None:
     race.version += 1
     race.save(update_fields=["version", *fields])

@@ -295,3 +295,28 @@ def test_only_a_player_of_a_race_that_is_over_asks_for_its_rematch(race, player,
         race_rematch(code=race.code, player=make_player("carol"))
     race.refresh_from_db()
     assert race.rematch_id is None
+
+
+def test_a_host_deleting_their_account_hands_the_race_over_and_takes_nobody_elses_game(race, player, other_player):
+    """The account's deletion deletes the races it hosts (``Race.host``): the race, the opponent's
+    entry and their moves went with it, mid-race.  Now the opponent hosts it and plays on."""
+    from accounts.services import user_delete
+
+    race = started(race, player)
+    race_move_make(code=race.code, player=other_player, move="D", seen=0)
+    race_move_make(code=race.code, player=player, move="D", seen=0)
+    user_delete(user=player, password="a-long-pass-phrase-42")
+    race = Race.objects.get(code=race.code)
+    assert race.host_id == other_player.pk
+    entry = RaceEntry.objects.get(race=race)
+    assert entry.player_id == other_player.pk and RaceMove.objects.filter(entry=entry).count() == 1
+    race_move_make(code=race.code, player=other_player, move="D", seen=1)
+    assert race_view(race)["host"]["id"] == other_player.pk
+
+
+def test_a_race_its_deleted_host_alone_was_in_goes_with_the_account(player):
+    from accounts.services import user_delete
+
+    race = race_create(host=player, preset="classic", seed=SEED)
+    user_delete(user=player, password="a-long-pass-phrase-42")
+    assert not Race.objects.filter(code=race.code).exists()
