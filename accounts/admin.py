@@ -5,9 +5,12 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from .models import Follow, User
 from .names import display_name_normalize, display_name_skeleton, display_name_taken_message
+from .services import account_remove
 
 
 class DisplayNameField:
@@ -49,6 +52,15 @@ class PlayerAdmin(UserAdmin):
     readonly_fields = ("email_verified_at",)
     fieldsets = (*(UserAdmin.fieldsets or ()), ("Piramide", {"fields": ("display_name", "email_verified_at")}))
     add_fieldsets = (*UserAdmin.add_fieldsets, ("Piramide", {"fields": ("display_name",)}))
+
+    # Deleting here takes the same path as a player's own deletion (``account_remove``): the
+    # scores leave the rank store's boards too, the games stay, the races it hosts pass on.
+    def delete_model(self, request: HttpRequest, obj: User) -> None:
+        account_remove(obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        for user in queryset:
+            account_remove(user)
 
 
 @admin.register(Follow)

@@ -189,6 +189,20 @@ ACCOUNT_LEAVING: list[Callable[[User], None]] = []
 def user_delete(*, user: User, password: str) -> int:
     """Delete one's own account, confirmed with its password.  Staff accounts cannot.
 
+    What goes and what stays: ``account_remove``.  Returns how many scores left the boards.
+    """
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        if locked.is_staff or locked.is_superuser:
+            raise NotAllowed("staff accounts cannot be deleted from here: ask another administrator")
+        if not password or not locked.check_password(password):
+            raise BadRequest("the password is wrong: the account was not deleted")
+        return account_remove(locked)
+
+
+def account_remove(user: User) -> int:
+    """Delete an account, whoever asks (its owner through ``user_delete``, staff in the admin).
+
     Its scores leave every board at once (Postgres here; the rank store's sorted sets once the
     deletion commits); its games stay, for the day's statistics, linked to nobody (no player, no
     address, no device); its follows both ways, race entries and sessions go with the account, and
@@ -203,10 +217,6 @@ def user_delete(*, user: User, password: str) -> int:
 
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
-        if locked.is_staff or locked.is_superuser:
-            raise NotAllowed("staff accounts cannot be deleted from here: ask another administrator")
-        if not password or not locked.check_password(password):
-            raise BadRequest("the password is wrong: the account was not deleted")
         scores = list(Score.objects.select_for_update().filter(player_id=locked.pk))
         boards: set[Board] = {board for score in scores for board in boards_of(score)}
         Score.objects.filter(pk__in=[s.pk for s in scores]).delete()

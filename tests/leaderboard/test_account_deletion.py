@@ -133,3 +133,19 @@ def test_the_day_end_closes_an_open_game_of_a_deleted_account_and_every_game_aft
     other.refresh_from_db()
     assert orphan.outcome == other.outcome == Game.Outcome.RESIGNED
     assert list(Score.objects.values_list("player_id", flat=True)) == [staying.pk]
+
+
+def test_staff_deleting_a_player_in_the_admin_takes_their_scores_off_every_board(day: dict[str, Any]) -> None:
+    """The admin's delete took the account with its scores by cascade, and left the rank store's
+    sorted sets naming a player who no longer exists; it now takes the player's own path."""
+    staff = make_player("boss", is_staff=True, is_superuser=True)
+    admin = Client()
+    admin.force_login(staff)
+    leaving = day["leaving"]
+    answer = admin.post(f"/admin/accounts/user/{leaving.pk}/delete/", {"post": "yes"})
+    assert answer.status_code == 302
+    assert not User.objects.filter(pk=leaving.pk).exists()
+    for board in day["boards"]:
+        assert names_on(board) == ["Staying"], board.key
+        assert leaderboard_page(board=board)["total"] == 1
+    assert Game.objects.filter(player=None, score=900).exists(), "the game stays, linked to nobody"
