@@ -65,8 +65,8 @@ def sweep_is_slow(name: str) -> bool:
     (tests/conftest.py).  The fast lane keeps every rule family on three rows of at most four
     ranks and at most two passes (a pass "until no removal", which ``recycle_needs_removal``
     variants count as 13 or 17, included): those take a few seconds a sweep; three passes, four
-    rows or five ranks take from three to ten times as long and find nothing the small boards do
-    not, except in CI, which runs them all."""
+    rows or five ranks took from about three to nine times as long a test (the fast lane's
+    durations), and run in the slow lane, which CI runs."""
     size = _SIZE.search(name)
     if size is None:
         return False
