@@ -177,20 +177,7 @@ class MoveInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = (
-        "id",
-        "challenge",
-        "player",
-        "ranked",
-        "rules_version",
-        "outcome",
-        "move_count",
-        "score",
-        "started_at",
-        "finished_at",
-    )
-    list_filter = ("ranked", "outcome", "challenge__preset")
-    search_fields = ("player__username", "player__display_name")
+    # a game is its move log's: staff read it, never edit it
     readonly_fields = (
         "challenge",
         "player",
@@ -202,4 +189,7 @@ class GameAdmin(admin.ModelAdmin):
         "started_at",
         "finished_at",
     )
+    list_display = ("id", *readonly_fields)
+    list_filter = ("ranked", "outcome", "challenge__preset")
+    search_fields = ("player__username", "player__display_name")
     inlines = [MoveInline]
