@@ -221,12 +221,13 @@ class PasswordResetRequest(auth_views.PasswordResetView):
 def email_change(request: HttpRequest) -> HttpResponse:
     """The address a password reset and the verification link are sent to; a new one is
     unverified until its link is followed; empty leaves the account without recovery."""
-    form = EmailForm(request.POST or None, initial={"email": account_of(request).email})
+    player = account_of(request)
+    form = EmailForm(request.POST or None, initial={"email": player.email})
     if request.method == "POST" and form.is_valid():
-        changed = user_email_set(user=account_of(request), email=form.cleaned_data["email"])
+        changed = user_email_set(user=player, email=form.cleaned_data["email"])
         messages.success(request, _("Your e-mail address is saved."))
-        if changed and account_of(request).email:
-            _verification_send(request, request.user)
+        if changed and player.email:
+            _verification_send(request, player)
         return redirect("frontend:profile")
     return render(request, "frontend/form.html", {"form": form, "title": _("E-mail for account recovery")})
 
@@ -485,19 +486,18 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
 
 @player_required
 def profile(request: HttpRequest) -> HttpResponse:
-    history = board_selectors.player_history(player_id=account_of(request).pk, limit=60)
+    player = account_of(request)
+    history = board_selectors.player_history(player_id=player.pk, limit=60)
     for row in history:
         row["label"] = selectors.preset_label(row["preset"])
-    streaks = board_selectors.player_streaks(player_id=account_of(request).pk)
+    streaks = board_selectors.player_streaks(player_id=player.pk)
     context = {
         "streaks": streaks,
         "preset_streaks": [{**asdict(s), "label": selectors.preset_label(s.preset)} for s in streaks.presets],
         "history": history,
-        "months": selectors.played_calendar(player_id=account_of(request).pk),
-        "share_url": request.build_absolute_uri(
-            reverse("frontend:follow-link", args=[account_of(request).follow_token])
-        ),
-        "following": account_selectors.follows_list(follower_id=account_of(request).pk),
+        "months": selectors.played_calendar(player_id=player.pk),
+        "share_url": request.build_absolute_uri(reverse("frontend:follow-link", args=[player.follow_token])),
+        "following": account_selectors.follows_list(follower_id=player.pk),
         "follow_limit": settings.FOLLOWS_PER_USER,
     }
     return render(request, "frontend/profile.html", context)
