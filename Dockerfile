@@ -20,7 +20,7 @@ RUN useradd --create-home piramide
 USER piramide
 # the solver's compiled kernel (docs/solver.md), compiled once here rather than by every new container
 ENV NUMBA_CACHE_DIR=/home/piramide/numba-cache
-RUN python -m games.engine.solver_kernel
+RUN python -m games.engine.solver.warm
 EXPOSE 8000
 # uvicorn with the socket message limit of the settings (piramide_site/serve.py)
 CMD ["python", "-m", "piramide_site.serve", "--host", "0.0.0.0", "--port", "8000", "--loop", "uvloop", "--http", "httptools", "--proxy-headers"]

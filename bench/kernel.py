@@ -26,8 +26,9 @@ from solver import quantile
 
 from games.engine import PRESETS, Game, deal_from_seed
 from games.engine.solver import solve
-from games.engine.solver_kernel import available, warm
-from games.engine.solver_search import Budget
+from games.engine.solver.budget import Budget
+from games.engine.solver.kernel import available
+from games.engine.solver.warm import warm
 
 SLOWEST = [
     "one-pass:615",

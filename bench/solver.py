@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.engine import PRESETS, RULES_VERSION, RULES_VERSIONS, Game, Outcome, deal_from_seed, get_rules
 from games.engine.solver import Verdict, hint, solve, solve_par
-from games.engine.solver_kernel import available as kernel_available
-from games.engine.solver_kernel import warm
-from games.engine.solver_search import Budget
+from games.engine.solver.budget import Budget
+from games.engine.solver.kernel import available as kernel_available
+from games.engine.solver.warm import warm
 
 
 def quantile(sorted_values: list[float], share: float) -> float:

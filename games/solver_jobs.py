@@ -44,7 +44,7 @@ def init_process(nice: int) -> None:
         os.nice(nice)
     signal.signal(signal.SIGXCPU, _on_sigxcpu)
     threading.Thread(target=_follow_parent, args=(os.getppid(),), name="solver-parent", daemon=True).start()
-    from games.engine.solver_kernel import available
+    from games.engine.solver.kernel import available
 
     if available():
         threading.Thread(target=_warm_kernel, name="solver-kernel", daemon=True).start()
@@ -61,7 +61,7 @@ def _follow_parent(parent: int) -> None:
 
 
 def _warm_kernel() -> None:
-    from games.engine.solver_kernel import warm
+    from games.engine.solver.warm import warm
 
     try:
         warm()

@@ -102,7 +102,7 @@ def _load_solver_kernel(**kwargs: object) -> threading.Thread | None:
     On a thread, since Celery kills a process whose start takes over four seconds, and compiling
     the kernel where no cache holds it takes longer; if it cannot be loaded, the process solves in
     pure Python, as without Numba.  The thread, if one was started."""
-    from games.engine.solver_kernel import available
+    from games.engine.solver.kernel import available
 
     if not available():
         return None
@@ -112,7 +112,7 @@ def _load_solver_kernel(**kwargs: object) -> threading.Thread | None:
 
 
 def _warm_solver_kernel() -> None:
-    from games.engine.solver_kernel import warm
+    from games.engine.solver.warm import warm
 
     try:
         seconds = warm()

@@ -9,8 +9,8 @@ import argparse
 import random
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
 
+from .arguments import UsageError, _Parser, add_rules_version, deal_from_args, preset_arg, seed_arg
 from .board import render
 from .cards import NotationError
 from .commitment import (
@@ -21,50 +21,12 @@ from .commitment import (
     parse_salt,
     seed_commitment,
 )
-from .deal import SEED_LIMIT, Deal, deal_from_seed, parse_deal
+from .deal import deal_from_seed
 from .game import Game, IllegalMoveError, Outcome
 from .moves import parse_moves
 from .record import GameRecord
-from .rules import PRESETS, RULES_VERSION, RULES_VERSIONS, Rules, UnknownPresetError, get_rules
-
-
-class UsageError(Exception):
-    """Bad input from the command line: printed as one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def preset_arg(text: str) -> Rules:
-    try:
-        return get_rules(text)
-    except UnknownPresetError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def add_rules_version(parser: argparse.ArgumentParser) -> None:
-    """``--rules-version N``: play or replay under the rules of an earlier version (docs/rules.md)."""
-    parser.add_argument(
-        "--rules-version",
-        type=int,
-        choices=RULES_VERSIONS,
-        default=RULES_VERSION,
-        help=f"the rules version to play under (default {RULES_VERSION}, the current one)",
-    )
-
-
-def seed_arg(text: str) -> int:
-    try:
-        seed = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a seed: write a whole number from 0 to {SEED_LIMIT - 1}"
-        ) from None
-    if not 0 <= seed < SEED_LIMIT:
-        raise argparse.ArgumentTypeError(f"a seed runs from 0 to {SEED_LIMIT - 1}, not {seed}")
-    return seed
+from .rules import PRESETS, RULES_VERSION, Rules, get_rules
+from .solver import cli as solver_cli
 
 
 def salt_arg(text: str) -> str:
@@ -79,15 +41,6 @@ def commitment_arg(text: str) -> str:
         return parse_commitment(text)
     except CommitmentError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def deal_from_args(rules: Rules, deal_text: str | None, seed: int | None) -> Deal:
-    if (deal_text is None) == (seed is None):
-        raise UsageError("give the deal either as --deal TEXT or as --seed N")
-    if deal_text is not None:
-        return parse_deal(rules, deal_text)
-    assert seed is not None
-    return deal_from_seed(rules, seed)
 
 
 def _deal(args: argparse.Namespace) -> int:
@@ -174,13 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("commitment", type=commitment_arg, help="the published commitment, 64 hex digits")
     verify.set_defaults(handler=_verify_commitment)
 
-    for register in EXTRA_COMMANDS:
-        register(commands)
+    # the solver's: solve, hint and review
+    solver_cli.register(commands)
     return parser
-
-
-#: Modules beside this one add their sub-commands here (the solver's solve, hint and review).
-EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[_Parser]], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -198,7 +147,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
-
-
-# The solver's sub-commands register themselves in EXTRA_COMMANDS on import.
-from . import solver_cli as _solver_cli  # noqa: E402,F401

@@ -15,8 +15,8 @@ from games.engine.game import Game, IllegalMoveError, Outcome
 from games.engine.moves import DRAW, parse_moves
 from games.engine.rules import PRESETS, get_rules
 from games.engine.solver import Hint, Verdict, hint, review, solve, solve_par
-from games.engine.solver_par import ParSearch
-from games.engine.solver_position import Position
+from games.engine.solver.par import ParSearch
+from games.engine.solver.position import Position
 
 #: 200 classic deals with the verdict of an established public solver (shared/deals/classic-public.tsv)
 PUBLIC_DEALS = Path(__file__).with_name("solver_classic_public.tsv")

@@ -1,4 +1,4 @@
-"""The beam (games/engine/solver_beam.py): its lines win, an unbounded beam misses no win, and it
+"""The beam (games/engine/solver/beam.py): its lines win, an unbounded beam misses no win, and it
 decides the deal it was built for.
 
 The variants are those of the brute-force tests that the beam runs under (not the house rules nor
@@ -17,9 +17,10 @@ from games.engine.game import Game, Outcome
 from games.engine.moves import Move
 from games.engine.rules import get_rules
 from games.engine.solver import Verdict, solve
-from games.engine.solver_beam import Beam
-from games.engine.solver_position import Position, SolverMove, position_of, table_for
-from games.engine.solver_search import Budget, OutOfBudget, WinSearch
+from games.engine.solver.beam import Beam
+from games.engine.solver.budget import Budget, OutOfBudget
+from games.engine.solver.position import Position, SolverMove, position_of, table_for
+from games.engine.solver.search import WinSearch
 
 from .builders import random_deal, random_games
 from .test_solver_brute import BEAM_VARIANTS, DEALS, VARIANTS

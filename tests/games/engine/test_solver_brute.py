@@ -19,10 +19,11 @@ from games.engine.game import Game, Outcome
 from games.engine.moves import DRAW
 from games.engine.rules import PRESETS, Rules, StockModel, get_rules
 from games.engine.solver import Verdict, hint, solve, solve_par
-from games.engine.solver_beam import Beam
-from games.engine.solver_position import DRAW_KIND, Position, SolverMove, position_of, table_for
-from games.engine.solver_relax import buried
-from games.engine.solver_search import Budget, WinSearch, forced_move
+from games.engine.solver.beam import Beam
+from games.engine.solver.budget import Budget
+from games.engine.solver.position import DRAW_KIND, Position, SolverMove, position_of, table_for
+from games.engine.solver.relax import buried
+from games.engine.solver.search import WinSearch, forced_move
 
 from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, random_deal, random_games, random_midgame, tiny_rules, variants
 

@@ -25,22 +25,14 @@ from games.engine.brute import explore
 from games.engine.game import Outcome
 from games.engine.rules import FULL_RANKS, Rules, StockModel
 from games.engine.solver import Verdict, solve
-from games.engine.solver_apex import FinalCard
-from games.engine.solver_kernel import (
-    GAVE_UP,
-    KERNEL_AFTER,
-    KERNEL_STOPS,
-    LOST,
-    MOST_OUTSIDE,
-    WON,
-    Stack,
-    StackKernel,
-    available,
-    warm,
-)
-from games.engine.solver_position import HOUSE_LAST_DRAW, Position, SolverMove, Table, position_of, table_for
-from games.engine.solver_relax import Relaxation, StackRelaxation
-from games.engine.solver_search import Budget, Compiled, OutOfBudget, WinSearch, deep_recursion
+from games.engine.solver.apex import FinalCard
+from games.engine.solver.budget import Budget, OutOfBudget, deep_recursion
+from games.engine.solver.codes import GAVE_UP, LOST, WON
+from games.engine.solver.kernel import KERNEL_AFTER, KERNEL_STOPS, MOST_OUTSIDE, Stack, available
+from games.engine.solver.position import HOUSE_LAST_DRAW, Position, SolverMove, Table, position_of, table_for
+from games.engine.solver.relax import Relaxation, StackRelaxation
+from games.engine.solver.search import Compiled, WinSearch
+from games.engine.solver.warm import warm
 
 from .builders import random_games
 from .test_solver_brute import VARIANTS
@@ -48,9 +40,11 @@ from .test_solver_brute import VARIANTS
 pytest.importorskip("numba")
 
 if TYPE_CHECKING:
-    from games.engine.solver_numba_search import KernelSearch
+    from games.engine.solver.kernels.relax import StackKernel
+    from games.engine.solver.kernels.search import KernelSearch
 else:
-    KernelSearch = pytest.importorskip("games.engine.solver_numba_search").KernelSearch
+    StackKernel = pytest.importorskip("games.engine.solver.kernels.relax").StackKernel
+    KernelSearch = pytest.importorskip("games.engine.solver.kernels.search").KernelSearch
 
 Question = tuple[int, tuple[int, ...], int, int, bool]
 
@@ -130,15 +124,15 @@ def test_a_search_on_the_kernel_makes_the_stops_of_a_pure_python_one(
 ) -> None:
     """The stack relaxation and the final count compiled (the search itself stays in Python:
     ``test_the_kernels_search_...`` below)."""
-    monkeypatch.setattr("games.engine.solver_kernel.SEARCH", False)
+    monkeypatch.setattr("games.engine.solver.kernel.SEARCH", False)
     for seed in seeds:
         game = Game.start(deal_from_seed(PRESETS[preset], seed))
         monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "python")
         python = solve(game, node_limit=60_000)
         monkeypatch.setenv("PIRAMIDE_SOLVER_KERNEL", "numba")
         for after in (0, 50):
-            monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", after)
-            monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
+            monkeypatch.setattr("games.engine.solver.kernel.KERNEL_AFTER", after)
+            monkeypatch.setattr("games.engine.solver.kernel._loaded", False)
             compiled = solve(game, node_limit=60_000)
             assert (compiled.verdict, compiled.states, compiled.line) == (python.verdict, python.states, python.line), (
                 f"{preset} seed {seed}, kernel after {after} questions"
@@ -148,7 +142,7 @@ def test_a_search_on_the_kernel_makes_the_stops_of_a_pure_python_one(
 @pytest.mark.usefixtures("kernel_on")
 def test_the_search_moves_to_the_kernel_after_its_first_questions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the kernel is not loaded in the process yet (loading it takes half a second)."""
-    monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
+    monkeypatch.setattr("games.engine.solver.kernel._loaded", False)
     game = Game.start(deal_from_seed(PRESETS["one-pass"], 74))
     table, questions = recorded(game, 5_000)
     assert len(questions) > KERNEL_AFTER
@@ -175,7 +169,7 @@ def test_turned_off_the_search_stays_on_the_pure_python_class(monkeypatch: pytes
 def test_with_the_kernel_from_the_first_question_the_solver_agrees_with_brute_force(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 0)
+    monkeypatch.setattr("games.engine.solver.kernel.KERNEL_AFTER", 0)
     rules = VARIANTS[name]
     rng = random.Random(f"kernel {name}")
     for game in random_games(rules, rng, 30, midgame_share=0.3, most_moves=12):
@@ -190,10 +184,10 @@ def test_the_images_warm_up_compiles_the_kernel_into_the_cache_it_is_given(tmp_p
     dockerfile = (Path(__file__).resolve().parents[3] / "Dockerfile").read_text()
     user = dockerfile.index("USER piramide")
     cache = dockerfile.index("ENV NUMBA_CACHE_DIR=")
-    warm_up = dockerfile.index("RUN python -m games.engine.solver_kernel")
+    warm_up = dockerfile.index("RUN python -m games.engine.solver.warm")
     assert user < warm_up and cache < warm_up
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PIRAMIDE_SOLVER_KERNEL": "numba"}
-    command = [sys.executable, "-m", "games.engine.solver_kernel"]
+    command = [sys.executable, "-m", "games.engine.solver.warm"]
     first = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and "compiled kernel is ready" in first.stdout, first.stderr
     cached = {path: path.stat().st_mtime_ns for path in tmp_path.rglob("*.nb*")}
@@ -209,7 +203,7 @@ def test_a_search_with_a_time_limit_moves_to_the_kernel_only_where_it_is_loaded(
     loaded: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Loading the kernel takes half a second or more, which must not come out of a search's time."""
-    monkeypatch.setattr("games.engine.solver_kernel._loaded", loaded)
+    monkeypatch.setattr("games.engine.solver.kernel._loaded", loaded)
     game = Game.start(deal_from_seed(PRESETS["one-pass"], 74))
     table, questions = recorded(game, 5_000)
     stack = Stack(table, Relaxation(table), after=10, timed=True)
@@ -273,7 +267,7 @@ def test_a_search_on_the_kernel_leaves_no_cycle_for_the_collector(
     """The kernel's memory (its typed dictionary, its frames) is not what prompts Python's
     collector: held in a reference cycle it would stay until the next full collection, and a
     worker solving deal after deal grew by hundreds of megabytes."""
-    monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 0)
+    monkeypatch.setattr("games.engine.solver.kernel.KERNEL_AFTER", 0)
     game = Game.start(deal_from_seed(PRESETS[preset], seed))
     # (a first solve loads the compiled code, whose loader leaves ctypes classes for the collector)
     solve(game, time_limit=60)
@@ -395,8 +389,8 @@ def test_the_kernels_search_makes_the_stops_of_a_fresh_pure_python_search(
 def kernel_from_the_start(patch: pytest.MonkeyPatch) -> None:
     """The kernel from the search's first questions and stops."""
     patch.setenv("PIRAMIDE_SOLVER_KERNEL", "numba")
-    patch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 0)
-    patch.setattr("games.engine.solver_kernel.KERNEL_STOPS", 0)
+    patch.setattr("games.engine.solver.kernel.KERNEL_AFTER", 0)
+    patch.setattr("games.engine.solver.kernel.KERNEL_STOPS", 0)
 
 
 @pytest.fixture
@@ -477,8 +471,8 @@ def test_the_kernels_search_given_a_few_stops_at_a_time_reaches_the_same_verdict
 def test_the_search_moves_to_the_kernel_where_its_rules_let_it_after_its_first_stops(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
-    monkeypatch.setattr("games.engine.solver_kernel.KERNEL_AFTER", 1 << 30)  # (not for its stack questions)
+    monkeypatch.setattr("games.engine.solver.kernel._loaded", False)
+    monkeypatch.setattr("games.engine.solver.kernel.KERNEL_AFTER", 1 << 30)  # (not for its stack questions)
     for preset, seed in SLOWEST.items():
         game = Game.start(deal_from_seed(PRESETS[preset], seed))
         search = WinSearch(table_for(game), Budget(None, KERNEL_STOPS + 2_000))

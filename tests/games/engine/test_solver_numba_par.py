@@ -16,15 +16,15 @@ import pytest
 
 from games.engine import PRESETS, Game, Rules, deal_from_seed, get_rules
 from games.engine.solver import solve, solve_par
-from games.engine.solver_kernel import par_kernel
-from games.engine.solver_par import ParSearch
-from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
-from games.engine.solver_position import Position, Table, position_of, table_for
-from games.engine.solver_search import Budget, OutOfBudget
+from games.engine.solver.budget import Budget, OutOfBudget
+from games.engine.solver.kernel import par_kernel
+from games.engine.solver.par import ParSearch
+from games.engine.solver.parbound import Perfect, RelaxedMax, StackMax
+from games.engine.solver.position import Position, Table, position_of, table_for
 
 pytest.importorskip("numba")
 
-from games.engine.solver_numba_par import KernelPerfect, _relaxed, _stack
+from games.engine.solver.kernels.par import KernelPerfect, _relaxed, _stack
 
 #: the presets whose clearing search runs compiled (removals take only the tops), egyptian and
 #: forty-open as rules version 2 has them (``compiled_rules``)
@@ -259,9 +259,9 @@ def test_a_par_search_with_a_time_limit_compiles_its_clearing_search_only_where_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table = table_for(Game.start(deal_from_seed(PRESETS["classic"], 0)))
-    monkeypatch.setattr("games.engine.solver_kernel._loaded", False)
+    monkeypatch.setattr("games.engine.solver.kernel._loaded", False)
     assert par_kernel(table, timed=False) and not par_kernel(table, timed=True)
-    monkeypatch.setattr("games.engine.solver_kernel._loaded", True)
+    monkeypatch.setattr("games.engine.solver.kernel._loaded", True)
     assert par_kernel(table, timed=True)
     for preset in ("forty-house", "forty", "egyptian", "forty-open"):
         # house rules and draw-only-when-stuck: no clearing search at all; a card held in play, or

@@ -21,13 +21,13 @@ from games.engine.brute import explore, game_key
 from games.engine.game import Game, Outcome
 from games.engine.rules import Rules, StockModel
 from games.engine.solver import solve_par
-from games.engine.solver_kernel import available, par_kernel
-from games.engine.solver_parbound import Perfect, RelaxedMax, StackMax
-from games.engine.solver_position import position_of, table_for
-from games.engine.solver_search import Budget
+from games.engine.solver.budget import Budget
+from games.engine.solver.kernel import available, par_kernel
+from games.engine.solver.parbound import Perfect, RelaxedMax, StackMax
+from games.engine.solver.position import position_of, table_for
 
 if TYPE_CHECKING:
-    from games.engine.solver_numba_par import KernelPerfect
+    from games.engine.solver.kernels.par import KernelPerfect
 
 from .builders import DRAWN, HOUSE, STOCK_TOP, WASTE, deal_with, random_games, tiny_rules, variants
 
@@ -101,7 +101,7 @@ def perfect_for(game: Game, clears: bool, kernel: str = "python") -> Perfect | K
     python = Perfect(table, relaxed, StackMax(table, relaxed), lambda: None)
     if kernel == "python":
         return python
-    from games.engine.solver_numba_par import KernelPerfect
+    from games.engine.solver.kernels.par import KernelPerfect
 
     return KernelPerfect(python, Budget(None, None))
 

@@ -10,7 +10,7 @@ from games.engine.deal import deal_from_seed
 from games.engine.game import Game, Outcome
 from games.engine.moves import Kind
 from games.engine.rules import PRESETS
-from games.engine.solver_position import Table, position_of, table_for
+from games.engine.solver.position import Table, position_of, table_for
 
 
 def random_games(preset: str, seed: int, count: int) -> list[Game]:

@@ -102,7 +102,8 @@ def test_a_real_worker_fills_the_days_ahead_once(celery_worker, today):
 def test_a_worker_process_loads_the_solver_kernel_on_a_thread_as_it_starts(monkeypatch) -> None:
     """A search with a time limit moves to the compiled kernel only where it is loaded (docs/solver.md):
     each worker process loads it beside its first tasks, and solves in pure Python if it cannot."""
-    from games.engine import solver_kernel
+    from games.engine.solver import kernel as solver_kernel
+    from games.engine.solver import warm as solver_warm
     from piramide_site import celery as celery_app
 
     pytest.importorskip("numba")
@@ -117,7 +118,7 @@ def test_a_worker_process_loads_the_solver_kernel_on_a_thread_as_it_starts(monke
     def broken() -> float:
         raise RuntimeError("no LLVM here")
 
-    monkeypatch.setattr(solver_kernel, "warm", broken)
+    monkeypatch.setattr(solver_warm, "warm", broken)
     loader = celery_app._load_solver_kernel()
     assert loader is not None
     loader.join(timeout=120)

@@ -8,17 +8,15 @@ decides which moves need not be tried, and docs/solver.md argues each such rule.
 from __future__ import annotations
 
 import random
-import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from . import solver_kernel
-from .solver_apex import FinalCard
-from .solver_beam import Beam
-from .solver_kernel import LOST, TOO_DEEP, WON, Stack, StackKernel
-from .solver_position import (
+from . import kernel as solver_kernel
+from .apex import FinalCard
+from .beam import Beam
+from .budget import Budget, OutOfBudget, deep_recursion
+from .codes import LOST, TOO_DEEP, WON
+from .kernel import Stack
+from .position import (
     DRAW_KIND,
     HOUSE_DRAWS_SHIFT,
     HOUSE_LAST_DRAW,
@@ -34,71 +32,18 @@ from .solver_position import (
     SolverMove,
     Table,
 )
-from .solver_relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
+from .relax import BITS, NIBBLE, Relaxation, SegmentRelaxation, bag_of, buried, buried_alone
 
 if TYPE_CHECKING:
-    from .solver_numba_search import KernelSearch
+    from .kernels.relax import StackKernel
+    from .kernels.search import KernelSearch
 
 #: in a table key, the waste card that can never leave in the last pass, with every card under it
 WALL = -2
 
 
-class OutOfBudget(Exception):
-    """The node or time budget ran out before the search could decide."""
-
-
 class _Restart(Exception):
     """One run of the search used up its share of nodes: start again from the top, in another order."""
-
-
-class Budget:
-    """A node and wall-clock allowance shared by the searches of one request."""
-
-    CHECK_EVERY = 64
-    #: the clock the time limit is read on; a benchmark on a shared machine may set ``time.process_time``
-    clock: Callable[[], float] = staticmethod(time.perf_counter)
-
-    def __init__(self, time_limit: float | None, node_limit: int | None) -> None:
-        self.started = self.clock()
-        self.deadline = None if time_limit is None else self.started + time_limit
-        self.node_limit = node_limit
-        self.nodes = 0
-
-    def spend(self) -> None:
-        self.nodes += 1
-        if self.node_limit is not None and self.nodes > self.node_limit:
-            raise OutOfBudget
-        if self.deadline is not None and self.nodes % self.CHECK_EVERY == 0 and self.clock() > self.deadline:
-            raise OutOfBudget
-
-    def spend_many(self, count: int) -> None:
-        """``count`` nodes spent at once (by a compiled search, which comes back for the clock)."""
-        before = self.nodes
-        self.nodes += count
-        if self.node_limit is not None and self.nodes > self.node_limit:
-            raise OutOfBudget
-        # the clock as often as ``spend`` reads it: once every ``CHECK_EVERY`` nodes
-        if self.nodes // self.CHECK_EVERY != before // self.CHECK_EVERY:
-            self.check_time()
-
-    def check_time(self) -> None:
-        if self.deadline is not None and self.clock() > self.deadline:
-            raise OutOfBudget
-
-    @property
-    def seconds(self) -> float:
-        return self.clock() - self.started
-
-
-@contextmanager
-def deep_recursion(limit: int = 20_000) -> Iterator[None]:
-    """A line is a few hundred moves deep at most; the default limit of 1,000 frames is too tight."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, limit))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 def lowest_first(move: SolverMove) -> int:
@@ -156,7 +101,7 @@ def fellows_at_stake(table: Table, removed: int, a: int, b: int) -> bool:
 class Compiled:
     """What a search moves to the kernel once its stack relaxation does (``Stack.moved``): the final
     card's count, and where the rules let it (``searches``), the whole search (``search``,
-    ``solver_numba_search.KernelSearch``).  A callback on this, not on the search: a
+    ``kernels.search.KernelSearch``).  A callback on this, not on the search: a
     cycle through the search would keep the kernel's memory until the collector ran, which the
     kernel's allocations do not prompt."""
 
@@ -192,7 +137,7 @@ class Compiled:
     @staticmethod
     def kernel_search(kernel: StackKernel, table: Table, final_value: int) -> KernelSearch:
         """The kernel's search for ``table``'s rules, on ``kernel``'s table and memo."""
-        from .solver_numba_search import KernelSearch
+        from .kernels.search import KernelSearch
 
         return KernelSearch(
             kernel.compiled,
@@ -581,7 +526,7 @@ class WinSearch:
 
     def _compiled_walk(self, position: Position, bag: int) -> bool | None:
         """``_walk`` of ``position``, and the whole search under it, in the kernel
-        (``solver_numba_search.KernelSearch``): the same stops, tests and moves, in the same order in
+        (``kernels.search.KernelSearch``): the same stops, tests and moves, in the same order in
         a run that does not shuffle.  The kernel cannot read the clock, so a search with a time limit
         gives it ``COMPILED_CHUNK`` stops at a time (more each time), and looks at the clock in
         between.  None if the kernel has too few frames for it (it is given enough for the longest

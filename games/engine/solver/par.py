@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .solver_kernel import par_kernel
-from .solver_parbound import Perfect, RelaxedMax, StackMax
-from .solver_position import (
+from .budget import Budget, OutOfBudget, deep_recursion
+from .kernel import par_kernel
+from .parbound import Perfect, RelaxedMax, StackMax
+from .position import (
     DRAW_KIND,
     KING_POINTS,
     NO_CARD,
@@ -28,11 +29,11 @@ from .solver_position import (
     SolverMove,
     Table,
 )
-from .solver_relax import BITS, NIBBLE, kings_and_bag
-from .solver_search import Budget, OutOfBudget, deep_recursion, outside_after
+from .relax import BITS, NIBBLE, kings_and_bag
+from .search import outside_after
 
 if TYPE_CHECKING:
-    from .solver_numba_par import KernelPerfect
+    from .kernels.par import KernelPerfect
 
 
 def outside_first(move: SolverMove) -> int:
@@ -161,12 +162,12 @@ class ParSearch:
         return self.apex
 
     def _clearing(self, relaxed: RelaxedMax, stack: StackMax) -> Perfect | KernelPerfect:
-        """The clearing question: compiled where it may be (``solver_kernel.par_kernel``), with memos
+        """The clearing question: compiled where it may be (``kernel.par_kernel``), with memos
         of its own; else pure Python, sharing the search's bounds."""
         python = Perfect(self.table, relaxed, stack, self.budget.spend)
         if not par_kernel(self.table, timed=self.budget.deadline is not None):
             return python
-        from .solver_numba_par import KernelPerfect
+        from .kernels.par import KernelPerfect
 
         return KernelPerfect(python, self.budget)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from .solver_position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove
-from .solver_relax import buried
+from .position import DRAW_KIND, RECYCLE_KIND, Position, SolverMove
+from .relax import buried
 
 if TYPE_CHECKING:
-    from .solver_search import WinSearch
+    from .search import WinSearch
 
 
 class Beam:

@@ -6,8 +6,8 @@ forty-house's house rules once the return-three can no longer happen (the waste 
 cards pairing among the top four, put-backs).
 
 It makes the stops, the tests and the moves of the pure-Python search, in the same order in a run
-that does not shuffle (``solver_search``, docs/solver.md), and asks the compiled relaxations of
-``solver_numba`` (whose table, memo and arrays it shares), with the segment relaxation (rule 7)
+that does not shuffle (``search``, docs/solver.md), and asks the compiled relaxations of
+``kernels.relax`` (whose table, memo and arrays it shares), with the segment relaxation (rule 7)
 compiled here.  Numba does not cache recursive functions, so it keeps the stretches' frames in
 arrays and walks them in a loop.
 """
@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit
 from numba.typed import Dict
 
-from .solver_kernel import CLEARABLE, GAVE_UP, LOST, TOO_DEEP, WON
-from .solver_numba import (
+from ..codes import CLEARABLE, GAVE_UP, LOST, TOO_DEEP, WON
+from .relax import (
     BY_VALUE,
     EFFORT,
     FULL,
@@ -57,7 +57,7 @@ FINAL, SEGMENT_STEPS, TAILS, RECYCLES, STOCK_TOP, PAIRS, SHUFFLE, RANDOM, HOUSE,
 #: what keeps the keys of the one memo apart: the stack relaxation's hold a packed waste in their
 #: third place (never 0) and words (never negative) after it, the bag relaxation's zeros
 SEGMENT_MARK, TAIL_MARK, STRETCH_MARK = -1, -2, -3
-#: in a stretch's key, the waste's buried cards (``solver_search.WALL``): a nibble no value takes
+#: in a stretch's key, the waste's buried cards (``search.WALL``): a nibble no value takes
 WALL_NIBBLE = 15
 #: a stretch's frame: its position (pyramid, outside cards, how many of them lie on the waste,
 #: recycles used, the usable bag), the code its key had in the memo before, its key, its code and
@@ -92,7 +92,7 @@ WALL_NIBBLE = 15
     F_NEEDY,
     SEQ,
 ) = range(27)
-#: ``solver_position``'s names for the places of a move (a waste card at depth d is ``-1 - d``),
+#: ``position``'s names for the places of a move (a waste card at depth d is ``-1 - d``),
 #: and its kinds; in a stop's moves, a put-back is (``PUT_BACK_MOVE``, where it goes)
 STOCK, WASTE_TOP, NO_CARD, PUT_BACK_MOVE = -1, -2, -100, -50
 REMOVE_KIND, DRAW_KIND, RECYCLE_KIND, PUT_BACK_KIND = 0, 1, 2, 3
@@ -303,7 +303,7 @@ def _needs(tab: np.ndarray, removed: int, needy: np.ndarray, room: np.ndarray) -
 
 @njit(cache=True)
 def _buried_paired(tab: np.ndarray, removed: int, seq: np.ndarray, p: int, n: int) -> int:
-    """``solver_relax.buried`` where stock and waste pair: a waste card stays for good, with every
+    """``relax.buried`` where stock and waste pair: a waste card stays for good, with every
     card under it, when its value has no partner among the pyramid cards left or the stock."""
     king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
     values = _present_values(tab, removed)

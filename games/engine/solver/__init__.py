@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from .deal import Deal
-from .game import Game, Outcome
-from .moves import DRAW, Kind, Move
-from .solver_par import ParSearch
-from .solver_position import Position, SolverMove, Table, position_of, table_for
-from .solver_search import Budget, OutOfBudget, WinSearch
+from ..deal import Deal
+from ..game import Game, Outcome
+from ..moves import DRAW, Kind, Move
+from .budget import Budget, OutOfBudget
+from .par import ParSearch
+from .position import Position, SolverMove, Table, position_of, table_for
+from .search import WinSearch
 
 
 class Verdict(Enum):

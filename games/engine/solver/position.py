@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from functools import cache
 
-from .game import Game
-from .geometry import geometry
-from .moves import DRAW, RECYCLE, RETURN_THREE, STOCK, Move, Ref, put_back, pyramid_ref, remove, waste_ref
-from .moves import Kind as MoveKind
-from .rules import Rules, StockModel
+from ..game import Game
+from ..geometry import geometry
+from ..moves import DRAW, RECYCLE, RETURN_THREE, STOCK, Move, Ref, put_back, pyramid_ref, remove, waste_ref
+from ..moves import Kind as MoveKind
+from ..rules import Rules, StockModel
 
 Position = tuple[int, tuple[int, ...], tuple[int, ...], int, int, int]
 SolverMove = tuple[int, int, int]

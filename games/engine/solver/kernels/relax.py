@@ -1,7 +1,7 @@
 """The stack relaxation (rule 6) and the bag relaxation (rule 4) it asks, and the final card's
 count (rule 8), compiled by Numba.
 
-Imported only by ``solver_kernel`` (which see), once a search has use for it: importing Numba and
+Imported only by ``kernel`` (which see), once a search has use for it: importing Numba and
 loading the compiled code from its cache takes about half a second, compiling it (once per
 installation, into ``__pycache__``) some seconds.  Numba does not cache recursive functions, so
 both searches keep their frames in arrays and walk them in a loop.  A waste is an array of values,
@@ -14,8 +14,9 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from .solver_kernel import CLEARABLE, GAVE_UP, LOST
-from .solver_position import Table
+from ..codes import CLEARABLE, GAVE_UP, LOST
+from ..position import Table
+from ..relax import StackRelaxation
 
 #: rows of the table array (one entry per pyramid place, or per value for BY_VALUE)
 VALUES, MATES, COVER, RELATED, BY_VALUE, SCALARS = range(6)
@@ -30,7 +31,7 @@ FRAME_KEY, FRAME_WASTE = 3, 9
 PER_WORD, WORDS = 15, 4
 #: the memo's keys: (removed, bag, the waste's words) for the stack relaxation, whose waste is never
 #: empty there (values start at 1: the first word is not 0), and (removed, bag, 0, 0, 0, 0) for the
-#: bag relaxation; one dictionary for both (and for ``solver_numba_search``'s keys, told apart by
+#: bag relaxation; one dictionary for both (and for ``kernels.search``'s keys, told apart by
 #: marks), since each one passed to the kernel costs about a microsecond a call
 KEY = types.UniTuple(types.int64, 2 + WORDS)  # type: ignore[no-untyped-call]
 
@@ -195,7 +196,7 @@ def _bag_clearable(tab: np.ndarray, memo: Dict, work: np.ndarray, removed: int, 
 
 @njit(cache=True)
 def _buried_alone(tab: np.ndarray, removed: int, waste: np.ndarray) -> int:
-    # ``solver_relax.buried_alone``
+    # ``relax.buried_alone``
     king, pair_sum = tab[SCALARS, KING], tab[SCALARS, PAIR_SUM]
     values = _present_values(tab, removed)
     limit = 0
@@ -552,3 +553,41 @@ class FinalCount:
 def warm_final_count() -> None:
     """Load ``_last_pass`` (whatever the apex of the deal at hand)."""
     _last_pass(bytes((1, 12)), 1, 12, 13, np.array([[1, 1]], np.int64), np.zeros(14, np.int64))
+
+
+class StackKernel:
+    """``StackRelaxation``'s answers, its search compiled (``kernels.relax``): made from the
+    pure-Python class, whose settings it takes and whose memo it starts from."""
+
+    def __init__(self, python: StackRelaxation) -> None:
+        self.table = python.table
+        self.relaxation = python.relaxation
+        self.unbury = python.unbury
+        self.compiled = Compiled(python.table, python.reach, python.bag_reach, python.unbury, python.effort)
+        self.compiled.remember(python.memo)
+        #: the answers known on this side, so that asking again does not cross into the kernel (a
+        #: call costs a microsecond or two); every one of them is in the kernel's memo too
+        self.memo = dict(python.memo)
+
+    def clearable(self, removed: int, waste: tuple[int, ...], bag: int, waste_bag: int, unburied: bool = False) -> bool:
+        """``StackRelaxation.clearable``."""
+        table = self.table
+        if unburied and self.unbury:
+            bag &= table.useful_nibbles(removed)
+            prelude = False
+        else:
+            if removed == table.full:
+                return True
+            prelude = self.unbury
+        if not prelude:
+            if not waste:
+                return self.relaxation.clearable(removed, bag)
+            known = self.memo.get((removed, waste, bag))
+            if known is not None:
+                return known
+        answer = self.compiled.ask(removed, waste, bag, waste_bag, prelude)
+        if answer == GAVE_UP:
+            return True
+        if not prelude:
+            self.memo[removed, waste, bag] = answer == CLEARABLE
+        return answer == CLEARABLE

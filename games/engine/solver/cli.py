@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .cards import NotationError
-from .cli import EXTRA_COMMANDS, UsageError, _Parser, add_rules_version, deal_from_args, preset_arg, seed_arg
-from .deal import Deal, parse_deal
-from .game import Game, IllegalMoveError
-from .moves import format_moves, parse_moves
-from .rules import PRESETS, Rules
-from .solver import Verdict, hint, review, solve, solve_par
+from ..arguments import UsageError, _Parser, add_rules_version, deal_from_args, preset_arg, seed_arg
+from ..cards import NotationError
+from ..deal import Deal, parse_deal
+from ..game import Game, IllegalMoveError
+from ..moves import format_moves, parse_moves
+from ..rules import PRESETS, Rules
+from . import Verdict, hint, review, solve, solve_par
 
 
 def limit_arg(text: str) -> float:
@@ -164,6 +164,3 @@ def register(commands: argparse._SubParsersAction[_Parser]) -> None:
     _deal_args(review_parser)
     review_parser.add_argument("--moves", required=True, help="the moves of the game")
     review_parser.set_defaults(handler=_review)
-
-
-EXTRA_COMMANDS.append(register)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .solver_position import Table
-from .solver_relax import BITS, NIBBLE
+from .position import Table
+from .relax import BITS, NIBBLE
 
 if TYPE_CHECKING:
-    from .solver_numba import FinalCount
+    from .kernels.relax import FinalCount
 
 APEX = 1
 
@@ -35,9 +35,9 @@ class FinalCard:
         self._compiled: FinalCount | None = None
 
     def compile(self) -> None:
-        """From now on the count is the compiled one (``solver_numba``, where Numba is installed:
-        ``solver_kernel``): the same answers."""
-        from .solver_numba import FinalCount
+        """From now on the count is the compiled one (``kernels.relax``, where Numba is installed:
+        ``kernel``): the same answers."""
+        from .kernels.relax import FinalCount
 
         self._compiled = FinalCount(self.table.king)
 

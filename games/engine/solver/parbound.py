@@ -1,6 +1,6 @@
 """Upper bounds for the par search: how many points could a position still bring, at most?
 
-The bag relaxation of ``solver_relax`` turned into a maximisation (``RelaxedMax``), and the same
+The bag relaxation of ``relax`` turned into a maximisation (``RelaxedMax``), and the same
 bound made sharper on the last pass, where the stock's order is known (``StackMax``).  Each is an
 upper bound because every real line is a line of the relaxed game, scored the same way.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
-from .solver_relax import BITS, NIBBLE, _GaveUp, kings_and_bag
-from .solver_search import outside_after
+from .position import DRAW_KIND, NO_CARD, RECYCLE_KIND, Position, SolverMove, Table
+from .relax import BITS, NIBBLE, _GaveUp, kings_and_bag
+from .search import outside_after
 
 #: ``RelaxedMax.moves``: the move taking the first free king, if any, and each free card's moves
 Moves = tuple[tuple[int, int] | None, tuple[tuple[int, tuple[int, int] | None, tuple[tuple[int, int], ...]], ...]]
@@ -373,6 +373,9 @@ class Perfect:
     from the last (it meets an existing line sooner); abandoned, it leaves only finished failures.
     Only outside the house rules and draw-only-when-stuck.
     """
+
+    #: its tries (``TRIES``), read by the compiled question too (``kernels.par.KernelPerfect``)
+    TRIES = TRIES
 
     def __init__(self, table: Table, relaxed: RelaxedMax, stack: StackMax, spend: Callable[[], None]) -> None:
         self.table = table

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .solver_position import Table
+from .position import Table
 
 BITS = 4
 NIBBLE = (1 << BITS) - 1

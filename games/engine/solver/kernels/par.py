@@ -1,4 +1,4 @@
-"""The par search's clearing question (``solver_parbound.Perfect``) compiled by Numba, with the two
+"""The par search's clearing question (``parbound.Perfect``) compiled by Numba, with the two
 upper bounds it asks (``RelaxedMax`` and ``StackMax``): where removals take only pyramid cards, the
 stock top and the waste top, and no card is held in play (classic, one-pass, egyptian, forty-open,
 double).
@@ -8,17 +8,21 @@ keeps its own memos for the whole par search (answers of the relaxations, failur
 clearing question), so that a fresh pure-Python ``Perfect`` and a fresh ``KernelPerfect`` asked
 the same questions make the same stops (the tests hold them to it).  Numba does not cache
 recursive functions, so each search keeps its frames in arrays and walks them in a loop.  An
-outside sequence is packed fifteen values to a 64-bit word, as in ``solver_numba``.
+outside sequence is packed fifteen values to a 64-bit word, as in ``kernels.relax``.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from .solver_kernel import LOST, WON
-from .solver_numba import (
+from ..budget import Budget
+from ..codes import LOST, WON
+from ..position import DRAW_KIND, NO_CARD, RECYCLE_KIND, REMOVE, STOCK_REF, Position, SolverMove
+from .relax import (
     BY_VALUE,
     FULL,
     KING,
@@ -34,10 +38,10 @@ from .solver_numba import (
     _present_values,
     table_array,
 )
-from .solver_numba_search import _bits, top_removals
-from .solver_parbound import TRIES, Perfect
-from .solver_position import DRAW_KIND, NO_CARD, RECYCLE_KIND, REMOVE, STOCK_REF, Position, SolverMove
-from .solver_search import Budget
+from .search import _bits, top_removals
+
+if TYPE_CHECKING:
+    from ..parbound import Perfect
 
 #: more rows of the table array: the row masks, and this module's scalars
 ROW_MASKS, PAR = 6, 7
@@ -1017,7 +1021,7 @@ class KernelPerfect:
         tab = self.tab
         tab[PAR, MOST_LOSS] = max(int(tab[PAR, MOST_LOSS]), loss)
         outside = bytes(waste + stock)
-        for backwards, cap in TRIES:
+        for backwards, cap in self.python.TRIES:
             chunk = cap if cap >= 0 else self.CHUNK
             budget = self.budget
             while True:
