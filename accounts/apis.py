@@ -15,9 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from piramide_site.errors import BadRequest, Throttled
-from piramide_site.inputs import StrictSerializer, require_no_body
-from piramide_site.internals import django_request
+from plumbing.errors import BadRequest, Throttled
+from plumbing.inputs import StrictSerializer, require_no_body
+from plumbing.internals import django_request
 
 from . import selectors
 from .backends import refusal_of

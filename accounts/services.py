@@ -11,8 +11,8 @@ from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from piramide_site import limits
-from piramide_site.errors import BadRequest, Conflict, NotAllowed, NotFound, Throttled
+from plumbing import limits
+from plumbing.errors import BadRequest, Conflict, NotAllowed, NotFound, Throttled
 
 from .models import Follow, User, new_follow_token
 from .names import display_name_normalize, display_name_skeleton, display_name_taken_message
@@ -213,7 +213,7 @@ def account_remove(user: User) -> int:
     from leaderboard.boards import Board, boards_of
     from leaderboard.models import Score
     from leaderboard.ranks import rank_store
-    from piramide_site.after_commit import later
+    from plumbing.after_commit import later
 
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)

@@ -3,7 +3,7 @@
 Per username and address, per address, and per username only a growing delay, never a lock; the
 owner is spared the delay from a known address and counts only their own failures on a known
 device.  Each attempt counts before the password is checked, in one atomic step
-(``piramide_site.limits``), and a right one is taken back.
+(``plumbing.limits``), and a right one is taken back.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 from django.conf import settings
 
-from piramide_site import device, limits
-from piramide_site.throttles import client_address
+from plumbing import device, limits
+from plumbing.throttles import client_address
 
 #: An address the owner signed in from is spared the name's delay for this long after the last time.
 KNOWN_ADDRESS_DAYS = 30

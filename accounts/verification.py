@@ -18,8 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard.services import scores_email_verified
-from piramide_site import limits
-from piramide_site.errors import BadRequest, NotFound, Throttled
+from plumbing import limits
+from plumbing.errors import BadRequest, NotFound, Throttled
 
 from .models import User
 

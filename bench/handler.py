@@ -1,4 +1,4 @@
-"""HTTP under ASGI: Django's own handlers against the site's (piramide_site/http.py), side by side in one process.
+"""HTTP under ASGI: Django's own handlers against the site's (plumbing/http.py), side by side in one process.
 
     .venv/bin/python bench/handler.py [--requests 800] [--blocks 7] [--concurrency 8]
 
@@ -44,7 +44,7 @@ def handlers() -> dict[str, Any]:
     logging.disable(logging.WARNING)  # the 404s and their log lines
     from django.core.handlers.asgi import ASGIHandler
 
-    from piramide_site.http import SyncChainASGIHandler
+    from plumbing.http import SyncChainASGIHandler
 
     class SyncChain(ASGIHandler):
         def load_middleware(self, is_async: bool = False) -> None:

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ONE_MODE = """
 import sys, time, timeit
 sys.path.insert(0, {root!r})
-from piramide_site import metrics
+from plumbing import metrics
 number, repeat = {number}, {repeat}
 calls = timeit.repeat(lambda: metrics.move_applied("service", "classic", 0.002), number=number, repeat=repeat)
 print(min(calls) / number * 1e9)

@@ -15,7 +15,7 @@ from games.engine import Game as EngineGame
 from games.engine import parse_move
 from games.engine.board import render
 from leaderboard.models import Standing
-from piramide_site.errors import ServiceError
+from plumbing.errors import ServiceError
 
 from . import services
 from .models import Assessment, ModerationAction, ScoreInReview

@@ -34,7 +34,7 @@ from games.engine import Game as EngineGame
 from games.models import DailyChallenge, Game, Move
 from leaderboard.models import Score, Standing, StandingReason
 from leaderboard.services import scores_standing_set
-from piramide_site.errors import BadRequest, NotFound
+from plumbing.errors import BadRequest, NotFound
 
 from . import signals
 from .models import Assessment, ModerationAction

@@ -42,10 +42,10 @@ from games.models import DailyChallenge, Game
 from games.rotation import variant_of_the_day
 from leaderboard import selectors as board_selectors
 from leaderboard.boards import Board
-from piramide_site import limits
-from piramide_site.device import origin_of
-from piramide_site.errors import ServiceError, Throttled
-from piramide_site.throttles import client_address
+from plumbing import limits
+from plumbing.device import origin_of
+from plumbing.errors import ServiceError, Throttled
+from plumbing.throttles import client_address
 
 from . import selectors
 from .forms import AccountDeleteForm, EmailForm, SignInForm, SignUpForm, display_name_taken_message

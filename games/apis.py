@@ -15,8 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from piramide_site.device import origin_of
-from piramide_site.inputs import StrictSerializer, require_no_body
+from plumbing.device import origin_of
+from plumbing.inputs import StrictSerializer, require_no_body
 
 from . import selectors, services
 from .models import DailyChallenge

@@ -21,10 +21,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from piramide_site import jsontext, metrics
-from piramide_site.db_calls import db_call
-from piramide_site.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
-from piramide_site.internals import handler_name
+from plumbing import jsontext, metrics
+from plumbing.db_calls import db_call
+from plumbing.errors import UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER, NotFound, ServiceError
+from plumbing.internals import handler_name
 
 from . import events, live, live_moves, services
 
@@ -161,7 +161,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         """Channels' ``websocket_disconnect`` without its ``close_old_connections`` hop to the one
         thread-sensitive thread on every close: every database call of a live socket, its user's
-        read as it opens among them (``piramide_site.socket_auth``), goes through ``db_call``,
+        read as it opens among them (``plumbing.socket_auth``), goes through ``db_call``,
         which tidies its own.  Live sockets join no channel-layer groups."""
         await self.disconnect(message["code"])
         raise StopConsumer()

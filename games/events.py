@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from django.conf import settings
 from django.db import transaction
 
-from piramide_site import jsontext
-from piramide_site.after_commit import Job, later, server_loop
-from piramide_site.loops import of_loop
+from plumbing import jsontext
+from plumbing.after_commit import Job, later, server_loop
+from plumbing.loops import of_loop
 
 if TYPE_CHECKING:
     from games.engine import Game as EngineGame
@@ -576,7 +576,7 @@ def publish_game_started(*, game: Game) -> None:
 
 def _publish_challenge_changes(challenge_id: int, *, leaderboard: bool) -> None:
     """Counts and the top of the board are read after the commit, so they include this write, and
-    after the writer is answered (``piramide_site.after_commit``): one read for a round of game ends."""
+    after the writer is answered (``plumbing.after_commit``): one read for a round of game ends."""
     later(*challenge_changes(challenge_id, leaderboard=leaderboard))
 
 

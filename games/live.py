@@ -19,8 +19,8 @@ from rest_framework import serializers
 
 from games.engine import Game as EngineGame
 from games.engine import parse_move
-from piramide_site.errors import NotFound
-from piramide_site.internals import related_is_cached
+from plumbing.errors import NotFound
+from plumbing.internals import related_is_cached
 
 from .models import DailyChallenge, Game
 from .selectors import challenge_is_over, game_engine_state, game_view

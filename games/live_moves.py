@@ -24,9 +24,9 @@ from django.utils import timezone
 
 from leaderboard.models import Score
 from leaderboard.services import score_written_jobs
-from piramide_site import after_commit, metrics
-from piramide_site.after_commit import Job
-from piramide_site.loops import of_loop
+from plumbing import after_commit, metrics
+from plumbing.after_commit import Job
+from plumbing.loops import of_loop
 
 from . import events, selectors, services
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
 from games.engine import parse_move
-from piramide_site.errors import DealSecret, GameFinished, NotAllowed, NotFound, NotYours
+from plumbing.errors import DealSecret, GameFinished, NotAllowed, NotFound, NotYours
 
 from . import rotation
 from .models import DailyChallenge, Game, Move

@@ -35,9 +35,9 @@ from games.engine import Move as EngineMove
 from games.engine.rules import UnknownPresetError
 from leaderboard.models import Score
 from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record, scores_claim
-from piramide_site import metrics
-from piramide_site.device import Origin
-from piramide_site.errors import (
+from plumbing import metrics
+from plumbing.device import Origin
+from plumbing.errors import (
     BadRequest,
     Conflict,
     GameFinished,
@@ -47,7 +47,7 @@ from piramide_site.errors import (
     NotYours,
     StaleMove,
 )
-from piramide_site.internals import cache_related, in_atomic_block
+from plumbing.internals import cache_related, in_atomic_block
 
 from . import events, positions, rotation
 from .models import SEED_BOUND, DailyChallenge, Game, Move, commitment_fields
@@ -175,10 +175,12 @@ def challenge_verification_request(*, challenge_id: int) -> DailyChallenge:
 def verification_stuck_after() -> float:
     """Seconds after which a pending or running verification has been lost: longer than the
     broker takes to hand back the task of a vanished worker, plus the longest a task may run."""
-    from piramide_site.celery import app
+    from celery import current_app
 
-    visibility = float((app.conf.broker_transport_options or {}).get("visibility_timeout", 3600))
-    return visibility + float(app.conf.task_time_limit or 0)
+    # the project's Celery app, current since the project package loaded it
+    conf = current_app.conf
+    visibility = float((conf.broker_transport_options or {}).get("visibility_timeout", 3600))
+    return visibility + float(conf.task_time_limit or 0)
 
 
 def challenges_requeue_stuck(*, now: dt.datetime | None = None) -> list[int]:

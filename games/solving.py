@@ -27,9 +27,9 @@ from django.core.cache import cache
 from django.db import connections
 
 from games.engine import Deal
-from piramide_site import limits, metrics
-from piramide_site.errors import Throttled, Unavailable
-from piramide_site.internals import in_atomic_block
+from plumbing import limits, metrics
+from plumbing.errors import Throttled, Unavailable
+from plumbing.internals import in_atomic_block
 
 from . import solver_jobs
 

@@ -19,7 +19,7 @@ from accounts.apis import UserOutputSerializer
 from accounts.selectors import account_of
 from games.engine import PRESETS
 from games.selectors import challenge_get, local_today
-from piramide_site.errors import NotFound
+from plumbing.errors import NotFound
 
 from . import selectors
 from .boards import Board

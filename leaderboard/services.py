@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from games.engine import get_rules, score_moves
-from piramide_site.after_commit import Job, later
+from plumbing.after_commit import Job, later
 
 from .boards import Board, boards_of
 from .models import Score, Standing, StandingReason
@@ -63,7 +63,7 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     Runs inside the caller's transaction, which holds the game row (select_for_update); the
     unique constraint on (player, challenge) refuses a second score whatever happens.  The rank
     store is updated only after the commit, and on a server after the player is answered
-    (``piramide_site.after_commit``).
+    (``plumbing.after_commit``).
     """
     from games.selectors import challenge_day_start
 
@@ -106,7 +106,7 @@ SCORE_WRITTEN: list[Callable[[int], None]] = []
 
 
 def score_written_jobs(score: Score) -> list[tuple[Hashable, Job]]:
-    """The after-commit jobs (``piramide_site.after_commit``) of a newly written score, whichever
+    """The after-commit jobs (``plumbing.after_commit``) of a newly written score, whichever
     path wrote it: its entries into the rank store, then whatever ``SCORE_WRITTEN`` asks for."""
     jobs = [rank_store_copy(score)]
     score_id = score.pk
@@ -202,7 +202,7 @@ def scores_email_verified(*, player_id: int) -> int:
 
 
 def rank_store_copy(score: Score) -> tuple[Hashable, Job]:
-    """The after-commit job (``piramide_site.after_commit``) that copies a stored score's entries
+    """The after-commit job (``plumbing.after_commit``) that copies a stored score's entries
     into the rank store, under its key."""
     boards = boards_of(score)
     player_id = score.player_id

@@ -1,14 +1,14 @@
 """The ASGI application: Django builds first, then the Channels router (see docs/style.md).
 
-HTTP goes to Django, past a cap on each client's requests in flight (piramide_site/inflight.py).  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
+HTTP goes to Django, past a cap on each client's requests in flight (plumbing/inflight.py).  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
 then the session middleware that puts the signed-in user in the scope (Channels' own, its read of
-the user on the thread pool: piramide_site/socket_auth.py), then the per-user and
-per-address limits on open sockets and frames (piramide_site/socket_limits.py), then the routes.
+the user on the thread pool: plumbing/socket_auth.py), then the per-user and
+per-address limits on open sockets and frames (plumbing/socket_limits.py), then the routes.
 """
 
 import os
 
-from piramide_site.http import get_asgi_application
+from plumbing.http import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 django_asgi_app = get_asgi_application()
@@ -20,13 +20,12 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from games.program import lifespan  # noqa: E402
 from games.routing import not_found_urlpatterns  # noqa: E402
 from games.routing import websocket_urlpatterns as game_routes  # noqa: E402
+from plumbing import collector  # noqa: E402
+from plumbing.inflight import ClientConcurrencyLimit  # noqa: E402
+from plumbing.observability import ObservedApplication  # noqa: E402
+from plumbing.socket_auth import SessionAuthStack  # noqa: E402
+from plumbing.socket_limits import SocketLimitMiddleware  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
-
-from . import collector  # noqa: E402
-from .inflight import ClientConcurrencyLimit  # noqa: E402
-from .observability import ObservedApplication  # noqa: E402
-from .socket_auth import SessionAuthStack  # noqa: E402
-from .socket_limits import SocketLimitMiddleware  # noqa: E402
 
 # Around everything: each socket's id and unhandled errors, Sentry's asyncio integration (observability.py).
 application = ObservedApplication(

@@ -25,7 +25,7 @@ from celery.signals import (
     worker_process_init,
 )
 
-from piramide_site import observability
+from plumbing import observability
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "piramide_site.settings.local")
 

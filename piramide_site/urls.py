@@ -4,8 +4,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from .health import healthz, readyz
-from .metrics import metrics_view
+from plumbing.health import healthz, readyz
+from plumbing.metrics import metrics_view
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -35,6 +35,6 @@ urlpatterns = [
     path("", include("frontend.urls")),
 ]
 
-handler400 = "piramide_site.errors.bad_request"
-handler404 = "piramide_site.errors.not_found"
-handler500 = "piramide_site.errors.server_error"
+handler400 = "plumbing.errors.bad_request"
+handler404 = "plumbing.errors.not_found"
+handler500 = "plumbing.errors.server_error"

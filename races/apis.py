@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.engine import PRESETS
-from piramide_site.inputs import StrictSerializer, require_no_body
+from plumbing.inputs import StrictSerializer, require_no_body
 
 from . import selectors, services
 

@@ -20,7 +20,7 @@ class RacesConfig(AppConfig):
     name = "races"
 
     def ready(self) -> None:
-        from piramide_site import metrics
+        from plumbing import metrics
 
         if pool_gauges not in metrics.state_sources:
             metrics.state_sources.append(pool_gauges)

@@ -16,8 +16,8 @@ from django.utils import timezone
 from games import events
 from games.consumers import Handler, LiveConsumer, Unauthenticated, db_call, field_int, field_move
 from games.live import player_ref
-from piramide_site import jsontext
-from piramide_site.errors import NotFound
+from plumbing import jsontext
+from plumbing.errors import NotFound
 
 from . import selectors, services
 

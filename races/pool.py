@@ -27,7 +27,7 @@ from django.db import connection, connections, transaction
 from games.engine import PRESETS
 from games.selectors import is_daily_deal
 from games.services import draw_seed
-from piramide_site.internals import in_atomic_block
+from plumbing.internals import in_atomic_block
 
 from .models import PooledDeal
 

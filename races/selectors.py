@@ -11,7 +11,7 @@ from games import positions
 from games.engine import Game as EngineGame
 from games.engine import parse_move
 from games.live import player_ref
-from piramide_site.errors import NotFound
+from plumbing.errors import NotFound
 
 from .models import Race, RaceEntry
 

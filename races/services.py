@@ -24,8 +24,8 @@ from games.engine.rules import UnknownPresetError
 from games.live import player_ref
 from games.selectors import is_daily_deal
 from games.services import move_apply, move_parse
-from piramide_site import metrics
-from piramide_site.errors import (
+from plumbing import metrics
+from plumbing.errors import (
     BadRequest,
     Conflict,
     GameFinished,

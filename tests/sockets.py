@@ -106,7 +106,7 @@ class Socket:
         """Disconnect, then let the work the test's writes left behind finish on this loop (the
         commits' after-work, the events' publishing) before the test's loop and database go."""
         from games import events
-        from piramide_site import after_commit
+        from plumbing import after_commit
 
         await self.communicator.disconnect()
         await after_commit.idle()

@@ -43,16 +43,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "piramide_site.observability.RequestIdMiddleware",  # first: every response carries its X-Request-ID
+    "plumbing.observability.RequestIdMiddleware",  # first: every response carries its X-Request-ID
     "django.middleware.security.SecurityMiddleware",
-    "piramide_site.headers.SecurityHeadersMiddleware",
+    "plumbing.headers.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "piramide_site.device.DeviceCookieMiddleware",
+    "plumbing.device.DeviceCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -123,21 +123,21 @@ if DB_POOLED:
         "max_size": DB_POOL_MAX,
         "timeout": DB_POOL_TIMEOUT,
     }
-#: Threads each ASGI process serves HTTP requests on (piramide_site/http.py), kept for the
+#: Threads each ASGI process serves HTTP requests on (plumbing/http.py), kept for the
 #: process's life; a request finding them all busy waits for one.  Twice the pool's connections:
 #: requests that need no connection (static files, pages of errors) still find a thread while
 #: every connection is taken.
 HTTP_THREADS = env.int("DJANGO_HTTP_THREADS", default=max(2 * DB_POOL_MAX, 8))
 if HTTP_THREADS < 1:
     raise ImproperlyConfigured(f"DJANGO_HTTP_THREADS ({HTTP_THREADS}) must be at least 1")
-#: Requests one client may have in flight at once in a process (piramide_site/inflight.py): a
+#: Requests one client may have in flight at once in a process (plumbing/inflight.py): a
 #: client is its session cookie, or its address without one; more are answered 429 from the event
 #: loop, before they take a thread.  0 turns a cap off.
 HTTP_REQUESTS_PER_CLIENT = env.int("HTTP_REQUESTS_PER_CLIENT", default=8)
 HTTP_REQUESTS_PER_ADDRESS = env.int("HTTP_REQUESTS_PER_ADDRESS", default=64)
 #: Of those, the requests that ask the solver for work (hints, reviews, new races), per client.
 HTTP_SOLVER_REQUESTS_PER_CLIENT = env.int("HTTP_SOLVER_REQUESTS_PER_CLIENT", default=2)
-#: The largest request body taken (piramide_site/http.py): a request that says it has more (its
+#: The largest request body taken (plumbing/http.py): a request that says it has more (its
 #: Content-Length), or sends more (chunked), is refused with 413 before more than this is read, and
 #: before any middleware, session or view runs.  The API's inputs are a few hundred bytes and the
 #: admin's largest form (a game's page, a row per move) under 3 KB: 64 KiB leaves room for both.
@@ -147,7 +147,7 @@ if HTTP_MAX_BODY_BYTES < 1024:
     raise ImproperlyConfigured(f"DJANGO_HTTP_MAX_BODY_BYTES ({HTTP_MAX_BODY_BYTES}) must be at least 1024")
 DATA_UPLOAD_MAX_MEMORY_SIZE = HTTP_MAX_BODY_BYTES
 #: Server processes freeze what start-up loaded out of the garbage collector's sight and collect
-#: young objects less often (piramide_site/collector.py).
+#: young objects less often (plumbing/collector.py).
 GC_TUNED = env.bool("DJANGO_GC_TUNED", default=True)
 #: Seconds a socket's worker thread keeps its database connection (games/consumers.py).  With the
 #: pool, each call takes one from the pool and gives it back, so the threads hold none between calls.
@@ -161,8 +161,8 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            # One pool per process: Django keeps a cache object, and a pool, per thread (piramide_site/redis_pool.py).
-            "OPTIONS": {"pool_class": "piramide_site.redis_pool.SharedConnectionPool"},
+            # One pool per process: Django keeps a cache object, and a pool, per thread (plumbing/redis_pool.py).
+            "OPTIONS": {"pool_class": "plumbing.redis_pool.SharedConnectionPool"},
         }
     }
 else:
@@ -341,7 +341,7 @@ RACE_POOL_BACKGROUND_FILL = env.bool("RACE_POOL_BACKGROUND_FILL", default=True)
 RACE_SOLVE_TIME_LIMIT = env.float("RACE_SOLVE_TIME_LIMIT", default=2.0)
 RACE_WINNABLE_ATTEMPTS = env.int("RACE_WINNABLE_ATTEMPTS", default=30)
 
-# ----------------------------------------------------------------- shared limits (piramide_site/limits.py)
+# ----------------------------------------------------------------- shared limits (plumbing/limits.py)
 
 #: Redis keys of the shared counters (per user and per address; atomic across processes).
 LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default="piramide:limits")
@@ -355,7 +355,7 @@ LIMITS_HTTP = {
     # Each race takes a deal from the pool: one account must not empty it for everyone.
     "races": {"user": env("LIMIT_RACES_PER_USER", default="10/min")},
 }
-#: Open sockets at once, and frames received, per user and per address (piramide_site/socket_limits.py).
+#: Open sockets at once, and frames received, per user and per address (plumbing/socket_limits.py).
 LIVE_SOCKETS_PER_USER = env.int("LIVE_SOCKETS_PER_USER", default=20)
 LIVE_SOCKETS_PER_IP = env.int("LIVE_SOCKETS_PER_IP", default=200)
 LIVE_FRAMES_PER_USER = env("LIVE_FRAMES_PER_USER", default="1200/min")
@@ -438,18 +438,18 @@ DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Piramide <noreply@localh
 # ----------------------------------------------------------------- REST API
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["piramide_site.authentication.CsrfSessionAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["plumbing.authentication.CsrfSessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "piramide_site.errors.exception_handler",
+    "EXCEPTION_HANDLER": "plumbing.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "piramide_site.parsers.JSONParser",
+        "plumbing.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    # Every rate below and the scopes' LIMITS_HTTP, counted in one atomic step (piramide_site/throttles.py).
-    "DEFAULT_THROTTLE_CLASSES": ["piramide_site.throttles.SharedThrottle"],
+    # Every rate below and the scopes' LIMITS_HTTP, counted in one atomic step (plumbing/throttles.py).
+    "DEFAULT_THROTTLE_CLASSES": ["plumbing.throttles.SharedThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("THROTTLE_ANON", default="120/min"),
         "user": env("THROTTLE_USER", default="600/min"),
@@ -468,11 +468,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "piramide_site.schema.add_error_responses",
+        "plumbing.schema.add_error_responses",
     ],
 }
 
-# ----------------------------------------------------------------- errors and logs (piramide_site/observability.py)
+# ----------------------------------------------------------------- errors and logs (plumbing/observability.py)
 
 #: Each line shows the id of the request, socket or task it was logged for; an unhandled error is
 #: one JSON line on ``piramide.errors`` (Django's own multi-line copy of it is dropped).
@@ -487,12 +487,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "request_id": {"()": "piramide_site.observability.RequestIdFilter"},
-        "reported_once": {"()": "piramide_site.observability.ReportedOnce"},
+        "request_id": {"()": "plumbing.observability.RequestIdFilter"},
+        "reported_once": {"()": "plumbing.observability.ReportedOnce"},
     },
     "formatters": {
         "line": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"},
-        "json": {"()": "piramide_site.observability.JsonLines"},
+        "json": {"()": "plumbing.observability.JsonLines"},
     },
     "handlers": {
         "console": {
@@ -514,7 +514,7 @@ CELERY_WORKER_LOG_FORMAT = "[%(asctime)s: %(levelname)s/%(processName)s] [%(requ
 #: Unhandled errors go to Sentry only when this is set (none is sent otherwise).
 SENTRY_DSN = env("SENTRY_DSN", default="")
 if SENTRY_DSN:
-    from piramide_site.observability import sentry_init
+    from plumbing.observability import sentry_init
 
     sentry_init(
         SENTRY_DSN, environment=env("SENTRY_ENVIRONMENT", default=""), release=env("SENTRY_RELEASE", default="")

@@ -46,7 +46,7 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "moves": "10000/min",
     "auth": "10000/min",
 }
-# The shared limits of piramide_site/limits.py: this run's own keys, and high enough that only
+# The shared limits of plumbing/limits.py: this run's own keys, and high enough that only
 # the tests of the limits themselves (which lower them) ever meet them.
 LIMITS_KEY_PREFIX = env("LIMITS_KEY_PREFIX", default=f"piramide-test-{os.getpid()}:limits")
 LIMITS_HTTP = {

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.verification import email_verify, verification_token
-from piramide_site.errors import BadRequest
+from plumbing.errors import BadRequest
 from tests.factories import make_player
 from tests.hardening.conftest import forget_limits
 

@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 from accounts.models import Follow
 from accounts.selectors import followed_ids, follows_list, user_by_follow_token
 from accounts.services import follow_create, follow_delete, user_follow_token_reset
-from piramide_site.errors import BadRequest, NotAllowed, NotFound
+from plumbing.errors import BadRequest, NotAllowed, NotFound
 from tests.factories import make_player
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
 from accounts import signin
-from piramide_site.device import SIGNED_IN_COOKIE
+from plumbing.device import SIGNED_IN_COOKIE
 from tests.factories import make_player
 from tests.hardening.conftest import forget_limits
 

@@ -15,7 +15,7 @@ from leaderboard.boards import Board
 from leaderboard.models import Score
 from leaderboard.selectors import leaderboard_page
 from leaderboard.services import scores_standing_set
-from piramide_site.errors import BadRequest
+from plumbing.errors import BadRequest
 from tests.factories import make_challenge, make_player
 from tests.leaderboard.conftest import add_score, store  # noqa: F401  (the fixture)
 

@@ -19,7 +19,7 @@ from games.engine.solver import solve
 from games.models import DailyChallenge, Game, Move
 from games.services import game_move_make, game_ranked_start, game_resign
 from leaderboard.models import Score
-from piramide_site.device import Origin
+from plumbing.device import Origin
 from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)

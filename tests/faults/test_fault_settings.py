@@ -8,7 +8,7 @@ from django.test import Client, RequestFactory
 
 from games import tasks
 from piramide_site.celery import visibility_timeout_from_env
-from piramide_site.errors import server_error
+from plumbing.errors import server_error
 
 
 def test_the_visibility_timeout_comes_from_the_environment_only_when_set() -> None:

@@ -91,7 +91,7 @@ def test_requests_get_a_clear_503_while_postgres_is_down_and_work_again_when_it_
     assert socket_answer["code"] == "unavailable" and socket_answer["retry_after"] == 5, socket_answer
 
     # A verification that meets the outage is retried, not lost.
-    broker = Celery(broker=stack.redis.url())
+    broker = Celery(broker=stack.redis.url(), set_as_current=False)
     broker.send_task("games.tasks.challenge_verify_task", args=[pending])
     broker.close()
     wait_for(lambda: "Retry in" in worker.output(), 30, "the worker to retry the verification")

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from games import solver_jobs, solving
 from games.models import Game
 from games.services import game_move_make, game_practice_start, game_ranked_start, game_resign
-from piramide_site import limits
+from plumbing import limits
 from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
 from tests.hardening.conftest import forget_limits
 

@@ -10,7 +10,7 @@ def forget_limits() -> None:
     """Every test starts with empty counters, in memory and (when configured) in Redis."""
     from django.conf import settings
 
-    from piramide_site import limits
+    from plumbing import limits
 
     limits.memory.clear()
     if settings.REDIS_URL:

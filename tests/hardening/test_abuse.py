@@ -14,7 +14,7 @@ from accounts import signin
 from accounts.models import User
 from games.models import Game, Move
 from games.services import game_ranked_start
-from piramide_site import limits
+from plumbing import limits
 from tests.concurrency import at_once
 from tests.factories import make_challenge, make_player
 

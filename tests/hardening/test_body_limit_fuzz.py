@@ -1,4 +1,4 @@
-"""The body limit of the ASGI handler (piramide_site/http.py) under bodies of every size, cut into
+"""The body limit of the ASGI handler (plumbing/http.py) under bodies of every size, cut into
 chunks of every size, with and without a Content-Length: 413 exactly when the body is over the
 limit, never a 500, and never more read than the limit and the one chunk that crossed it."""
 

@@ -1,4 +1,4 @@
-"""Request bodies over ``HTTP_MAX_BODY_BYTES`` are refused before they are read (piramide_site/http.py),
+"""Request bodies over ``HTTP_MAX_BODY_BYTES`` are refused before they are read (plumbing/http.py),
 against a real uvicorn: a 1.5 GB POST to /healthz/ used to be spooled whole to a temporary file
 before CSRF, authentication or any size check ran."""
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from piramide_site.http import BodyTooLarge, SyncChainASGIHandler
+from plumbing.http import BodyTooLarge, SyncChainASGIHandler
 from tests.uvicorn_server import Server, uvicorn_server
 
 LIMIT = 64 * 1024
@@ -201,7 +201,7 @@ def test_the_default_limit_is_64_kib_and_django_s_own_check_agrees():
 def test_a_declared_length_over_the_limit_is_answered_without_reading_the_body():
     """In process: the ASGI handler answers 413 without one call to receive()."""
     from piramide_site.asgi import application  # noqa: F401  (sets Django up)
-    from piramide_site.http import SyncChainASGIHandler as Handler
+    from plumbing.http import SyncChainASGIHandler as Handler
 
     handler = Handler()
     sent: list[dict[str, Any]] = []

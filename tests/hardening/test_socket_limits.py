@@ -1,5 +1,5 @@
 """Socket abuse: the per-user and per-address caps on open sockets and on frames, in front of every
-consumer (piramide_site/socket_limits.py), through the whole ASGI stack of piramide_site.asgi."""
+consumer (plumbing/socket_limits.py), through the whole ASGI stack of piramide_site.asgi."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ async def test_frames_are_counted_per_address_and_a_flood_is_closed(settings, ro
     for _ in range(5):
         await sock.c.send_to(text_data=json.dumps({"type": "ping"}))
     assert [m["type"] for m in await sock.drain()] == ["pong"] * 5
-    from piramide_site.socket_limits import REFUSED_BEFORE_CLOSE
+    from plumbing.socket_limits import REFUSED_BEFORE_CLOSE
 
     for _ in range(REFUSED_BEFORE_CLOSE):
         await sock.c.send_to(text_data="x" * 100)
@@ -129,7 +129,7 @@ async def test_socket_places_are_shared_through_redis(redis_url, settings, room)
     """With Redis, the count is in one sorted set per user or address, seen by every process."""
     import redis
 
-    from piramide_site import limits
+    from plumbing import limits
 
     settings.LIVE_SOCKETS_PER_IP = 2
     socks = [Sock(room, None, "10.5.5.5") for _ in range(3)]
@@ -144,7 +144,7 @@ async def test_socket_places_are_shared_through_redis(redis_url, settings, room)
 
 async def test_an_idle_socket_keeps_its_place(settings, room, monkeypatch):
     """Places are renewed by the open socket itself, not by its frames: idling does not free one."""
-    from piramide_site import limits, socket_limits
+    from plumbing import limits, socket_limits
 
     monkeypatch.setattr(socket_limits, "RENEW_EVERY", 0.05)
     monkeypatch.setattr(limits, "SOCKET_LEASE_SECONDS", 0.2)
@@ -169,7 +169,7 @@ async def test_frames_of_hundreds_of_sockets_at_once_are_all_counted_in_redis_in
 
     import redis
 
-    from piramide_site import limits
+    from plumbing import limits
 
     address, user = limits.key("test", "frames", "ip"), limits.key("test", "frames", "user")
     rates = [limits.Rate.parse("100000/min"), limits.Rate.parse("250/min")]
@@ -186,7 +186,7 @@ async def test_frames_of_hundreds_of_sockets_at_once_are_all_counted_in_redis_in
 async def test_a_frame_whose_socket_went_away_leaves_the_others_counted(redis_url):
     import asyncio
 
-    from piramide_site import limits
+    from plumbing import limits
 
     name, rate = limits.key("test", "frames", "gone"), limits.Rate.parse("2/min")
     first = asyncio.ensure_future(limits.ahits([name], [rate]))
@@ -212,7 +212,7 @@ async def test_frames_far_below_their_limits_go_at_once_and_are_counted_all_the_
 
     import redis
 
-    from piramide_site import limits
+    from plumbing import limits
 
     name, rate = limits.key("test", "frames", "fast"), limits.Rate.parse("1000/min")
     assert (await limits.ahits([name], [rate])).allowed  # the first frame waits: nothing read yet
@@ -230,7 +230,7 @@ async def test_frames_far_below_their_limits_go_at_once_and_are_counted_all_the_
 async def test_near_its_limit_a_frame_waits_and_the_limit_lets_in_exactly_its_count(redis_url):
     import asyncio
 
-    from piramide_site import limits
+    from plumbing import limits
 
     name, rate = limits.key("test", "frames", "near"), limits.Rate.parse("20/min")
     verdicts = []
@@ -252,7 +252,7 @@ async def test_frames_counted_by_other_processes_are_read_back_before_the_limit(
 
     import redis
 
-    from piramide_site import limits
+    from plumbing import limits
 
     name, rate = limits.key("test", "frames", "shared"), limits.Rate.parse("100/min")
     assert (await limits.ahits([name], [rate])).allowed
@@ -268,7 +268,7 @@ async def test_frames_counted_by_other_processes_are_read_back_before_the_limit(
 async def test_after_its_window_a_counter_is_read_again_before_a_frame_goes(redis_url):
     import asyncio
 
-    from piramide_site import limits
+    from plumbing import limits
 
     name, rate = limits.key("test", "frames", "window"), limits.Rate.parse("1000/1s")
     assert (await limits.ahits([name], [rate])).allowed
@@ -284,7 +284,7 @@ async def test_after_its_window_a_counter_is_read_again_before_a_frame_goes(redi
 async def test_while_redis_is_down_frames_are_counted_in_memory(settings, caplog):
     import asyncio
 
-    from piramide_site import limits
+    from plumbing import limits
 
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
     limits._last_warning = 0.0
@@ -297,7 +297,7 @@ async def test_while_redis_is_down_frames_are_counted_in_memory(settings, caplog
 async def test_nothing_is_sent_after_the_application_closed_its_socket(settings: Any) -> None:
     """A consumer that answers after it closed (a refusal racing its own close) must not reach the
     server with it: uvicorn raises on a send after a close, and the socket ended in a traceback."""
-    from piramide_site.socket_limits import SocketLimitMiddleware
+    from plumbing.socket_limits import SocketLimitMiddleware
 
     async def closes_then_talks(scope: Any, receive: Any, send: Any) -> None:
         await receive()

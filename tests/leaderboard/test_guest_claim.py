@@ -22,7 +22,7 @@ from leaderboard.boards import Board
 from leaderboard.models import Score
 from leaderboard.selectors import leaderboard_page
 from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, standing_at_write
-from piramide_site.errors import NotAllowed, NotYours
+from plumbing.errors import NotAllowed, NotYours
 from tests.factories import end_the_day, make_challenge, make_player
 from tests.hardening.conftest import forget_limits
 
@@ -187,7 +187,7 @@ def test_a_guest_may_not_follow_or_race() -> None:
 
 
 def test_guests_are_limited_per_address_before_any_row_is_written(settings: Any) -> None:
-    from piramide_site.errors import Throttled
+    from plumbing.errors import Throttled
 
     settings.GUESTS_PER_IP = "2/hour"
     forget_limits()

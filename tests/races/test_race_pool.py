@@ -105,7 +105,7 @@ def test_a_race_that_fails_to_be_created_gives_its_deal_back(player, monkeypatch
     stock(SEED)
     monkeypatch.setattr(services, "new_code", lambda: "always-same")
     race_create(host=player, preset="classic", seed=BIG_WINNABLE)  # takes the code
-    from piramide_site.errors import Conflict
+    from plumbing.errors import Conflict
 
     with pytest.raises(Conflict):
         race_create(host=player, preset="classic")

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.engine.solver import Verdict, solve
-from piramide_site.errors import BadRequest, Conflict, GameFinished, IllegalMove, StaleMove
+from plumbing.errors import BadRequest, Conflict, GameFinished, IllegalMove, StaleMove
 from races.models import Race, RaceEntry, RaceMove
 from races.selectors import race_view
 from races.services import (

@@ -9,8 +9,8 @@ import threading
 import pytest
 from django.db import transaction
 
-from piramide_site import after_commit
-from piramide_site.db_calls import db_call
+from plumbing import after_commit
+from plumbing.db_calls import db_call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,7 +31,7 @@ def test_a_failing_job_is_logged_and_the_write_stands(caplog: pytest.LogCaptureF
     def fail() -> None:
         raise ValueError("the rank store is away")
 
-    with caplog.at_level(logging.WARNING, logger="piramide_site.after_commit"), transaction.atomic():
+    with caplog.at_level(logging.WARNING, logger="plumbing.after_commit"), transaction.atomic():
         after_commit.later(("rank-store", 1), fail)
     assert "the rank store is away" in caplog.text
 

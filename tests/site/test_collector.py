@@ -1,4 +1,4 @@
-"""A server process freezes what start-up loaded and collects young objects less often (piramide_site/collector.py)."""
+"""A server process freezes what start-up loaded and collects young objects less often (plumbing/collector.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def probe(**env: str) -> tuple[int, list[int]]:
 
 
 def test_the_loaded_application_is_frozen_and_young_objects_are_collected_less_often():
-    from piramide_site.collector import THRESHOLDS
+    from plumbing.collector import THRESHOLDS
 
     frozen, thresholds = probe()
     assert frozen > 10_000, "Django, the apps and the URL patterns are out of the collector's sight"

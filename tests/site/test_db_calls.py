@@ -1,5 +1,5 @@
 """A socket's database calls run on the loop's thread pool, each thread keeping its connection
-``LIVE_DB_CONN_MAX_AGE`` seconds whatever ``CONN_MAX_AGE`` says (piramide_site/db_calls.py)."""
+``LIVE_DB_CONN_MAX_AGE`` seconds whatever ``CONN_MAX_AGE`` says (plumbing/db_calls.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection, connections
 
-from piramide_site.db_calls import db_call
+from plumbing.db_calls import db_call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

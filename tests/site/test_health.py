@@ -12,7 +12,7 @@ import pytest
 from django.db import OperationalError
 from django.test import Client
 
-from piramide_site import health
+from plumbing import health
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Requests of one client in flight at once (piramide_site/inflight.py): over the cap, 429 from the
+"""Requests of one client in flight at once (plumbing/inflight.py): over the cap, 429 from the
 event loop before the request reaches Django; static files and other clients are not held back."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from piramide_site.inflight import ClientConcurrencyLimit
+from plumbing.inflight import ClientConcurrencyLimit
 
 
 def scope(

@@ -1,4 +1,4 @@
-"""The private parts of Django, asgiref, Channels and DRF the service relies on (piramide_site/internals.py),
+"""The private parts of Django, asgiref, Channels and DRF the service relies on (plumbing/internals.py),
 one test each: an upgrade that changes what one means fails here, the message naming it."""
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from django.test import Client
 from rest_framework.request import Request
 
 from games.models import Game
-from piramide_site import internals
-from piramide_site.http import SyncChainASGIHandler
+from plumbing import internals
+from plumbing.http import SyncChainASGIHandler
 
 T = TypeVar("T")
 
@@ -225,7 +225,7 @@ HANDLE_SHA256 = "98faeb5bef800331e6a8002fbc96b30e4122a23438ae45a047190a531ea1132
 def test_django_s_handle_is_the_one_the_custom_handler_replaces() -> None:
     digest = hashlib.sha256(inspect.getsource(ASGIHandler.handle).encode()).hexdigest()
     assert digest == HANDLE_SHA256, (
-        "Django changed ASGIHandler.handle, which piramide_site.http.SyncChainASGIHandler.handle replaces: "
+        "Django changed ASGIHandler.handle, which plumbing.http.SyncChainASGIHandler.handle replaces: "
         "carry the change over (or not), then update HANDLE_SHA256"
     )
 

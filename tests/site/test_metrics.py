@@ -14,8 +14,8 @@ from prometheus_client import REGISTRY
 
 from games import solver_jobs, solving
 from games.services import game_move_make, game_ranked_start
-from piramide_site import metrics
 from piramide_site.serve import metrics_dir_ready
+from plumbing import metrics
 from tests.factories import make_challenge, make_player
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ def test_a_move_through_the_service_counts_once_by_path_and_preset_with_its_time
 
 @pytest.mark.django_db
 def test_a_refused_move_is_not_counted(player):
-    from piramide_site.errors import StaleMove
+    from plumbing.errors import StaleMove
 
     challenge = make_challenge(preset="classic")
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game
@@ -167,7 +167,7 @@ def test_the_queue_depth_is_the_length_of_the_queue_s_lists_in_redis(redis_url, 
 
 
 COUNT_A_MOVE = """
-from piramide_site import metrics
+from plumbing import metrics
 metrics.move_applied("service", "classic", 0.002)
 """
 
@@ -175,7 +175,7 @@ SCRAPE = """
 import django
 django.setup()
 from prometheus_client import generate_latest
-from piramide_site import metrics
+from plumbing import metrics
 assert metrics.MULTIPROCESS
 print(generate_latest(metrics.registry()).decode())
 """

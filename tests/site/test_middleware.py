@@ -1,5 +1,5 @@
 """HTTP under ASGI: the middleware chain runs sync, on the request's thread, entered once
-(piramide_site/http.py); static files and the security headers still come through it."""
+(plumbing/http.py); static files and the security headers still come through it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 from asgiref.testing import ApplicationCommunicator
 from django.urls import path
 
-from piramide_site.http import SyncChainASGIHandler
+from plumbing.http import SyncChainASGIHandler
 from tests.faults.stack import run_async
 
 THREADS: list[tuple[str, int]] = []

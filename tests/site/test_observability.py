@@ -21,7 +21,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from piramide_site.observability import ObservedApplication
+from plumbing.observability import ObservedApplication
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT = "/api/test-only/fault/"
@@ -203,7 +203,7 @@ def test_without_sentry_dsn_nothing_is_sent(fake_sentry):
 @pytest.fixture
 def json_console(console: io.StringIO) -> Iterator[io.StringIO]:
     """The console handler as ``LOG_FORMAT=json`` configures it."""
-    from piramide_site.observability import JsonLines
+    from plumbing.observability import JsonLines
 
     handler = next(h for h in logging.getLogger().handlers if getattr(h, "name", "") == "console")
     previous = handler.formatter
@@ -233,7 +233,7 @@ def test_with_json_logs_an_ordinary_line_keeps_its_message_and_extras(json_conso
 
 
 def test_the_worker_writes_json_lines_when_told_to(settings):
-    from piramide_site.observability import JsonLines, add_request_ids
+    from plumbing.observability import JsonLines, add_request_ids
 
     settings.LOG_FORMAT = "json"
     logger = logging.getLogger("tests.site.celery_like")

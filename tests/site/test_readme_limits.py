@@ -73,7 +73,7 @@ def test_every_limit_is_listed_with_its_real_default():
 
 
 def test_the_close_code_of_refused_sockets_is_the_one_the_code_sends():
-    from piramide_site import socket_limits
+    from plumbing import socket_limits
 
     source = Path(socket_limits.__file__).read_text()
     assert '"code": 4429' in source

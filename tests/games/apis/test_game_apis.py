@@ -162,7 +162,7 @@ def test_practice_games_have_hints_and_undo(player_api, today):
 
 
 def test_moves_are_throttled_with_429(player_api, challenge, settings, throttle_rates):
-    from piramide_site import limits
+    from plumbing import limits
 
     settings.LIMITS_KEY_PREFIX = f"{settings.LIMITS_KEY_PREFIX}:{challenge.pk}:moves-429"
     throttle_rates(moves="2/min")

@@ -1,4 +1,4 @@
-"""A socket's user: Channels' session authentication, read on the thread pool (piramide_site/socket_auth.py).
+"""A socket's user: Channels' session authentication, read on the thread pool (plumbing/socket_auth.py).
 
 Over the whole application stack, with the consumer tests' players, games and session cookies."""
 

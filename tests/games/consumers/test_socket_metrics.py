@@ -1,4 +1,4 @@
-"""What the live sockets count (piramide_site/metrics.py): open sockets by consumer, and a socket's
+"""What the live sockets count (plumbing/metrics.py): open sockets by consumer, and a socket's
 move under the path that wrote it — the threaded service, or the event loop's on Postgres."""
 
 from __future__ import annotations

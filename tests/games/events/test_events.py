@@ -11,7 +11,7 @@ from games.engine import Game as EngineGame
 from games.engine.solver import solve
 from games.models import Move
 from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
-from piramide_site.errors import StaleMove
+from plumbing.errors import StaleMove
 from races.pool import race_pool_fill
 from races.services import race_create, race_join, race_leave, race_move_make, race_rematch, race_resign, race_start
 from tests.factories import BIG_WINNABLE, end_the_day, make_challenge, make_player
@@ -160,7 +160,7 @@ def test_a_move_made_on_the_loop_is_encoded_exactly_as_the_threaded_path_encodes
     from games import live_moves
     from games.consumers import _reply
     from games.services import Play
-    from piramide_site import jsontext
+    from plumbing import jsontext
 
     line = line_of(challenge.deal)
     ranked = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game

@@ -19,7 +19,7 @@ from games.services import (
     game_resign,
     moves_missed_since,
 )
-from piramide_site.errors import NotYours, StaleMove
+from plumbing.errors import NotYours, StaleMove
 from tests.factories import end_the_day, make_challenge
 
 

@@ -6,7 +6,7 @@ from unittest import mock
 import pytest
 
 from games.services import game_move_make, game_ranked_start
-from piramide_site.errors import NotAllowed
+from plumbing.errors import NotAllowed
 from tests.factories import make_challenge
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import pytest
 from games.engine.commitment import commitment_matches
 from games.models import DailyChallenge
 from games.services import challenge_schedule
-from piramide_site.errors import BadRequest, Conflict
+from plumbing.errors import BadRequest, Conflict
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from games.engine.commitment import commitment_matches
 from games.models import DailyChallenge
 from games.services import challenge_replace_with_winnable, challenge_verify, game_ranked_start
-from piramide_site.errors import Conflict
+from plumbing.errors import Conflict
 from tests.factories import UNWINNABLE, WINNABLE, make_challenge
 
 pytestmark = pytest.mark.django_db

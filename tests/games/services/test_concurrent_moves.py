@@ -5,7 +5,7 @@ import pytest
 from games.models import Game, Move
 from games.services import game_move_make, game_ranked_start, game_resign
 from leaderboard.models import Score
-from piramide_site.errors import GameFinished, StaleMove
+from plumbing.errors import GameFinished, StaleMove
 from tests.concurrency import at_once
 from tests.factories import make_challenge
 

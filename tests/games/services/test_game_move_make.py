@@ -9,7 +9,7 @@ from games.engine.solver import solve
 from games.models import Game, Move
 from games.services import game_move_make, game_ranked_start
 from leaderboard.models import Score
-from piramide_site.errors import GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
+from plumbing.errors import GameFinished, IllegalMove, NotAllowed, NotFound, NotYours, StaleMove
 from tests.factories import make_challenge
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import pytest
 from games.models import Game, Move
 from games.services import game_move_make, game_move_undo, game_practice_start, game_ranked_start, game_resign
 from leaderboard.models import Score
-from piramide_site.errors import BadRequest, GameFinished, NotAllowed, StaleMove
+from plumbing.errors import BadRequest, GameFinished, NotAllowed, StaleMove
 from tests.factories import make_challenge
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from django.db import IntegrityError
 
 from games.models import Game
 from games.services import game_practice_start, game_ranked_start, game_resign
-from piramide_site.errors import DealSecret, NotAllowed
+from plumbing.errors import DealSecret, NotAllowed
 from tests.factories import end_the_day, make_challenge
 
 pytestmark = pytest.mark.django_db

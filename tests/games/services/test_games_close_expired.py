@@ -54,7 +54,7 @@ def test_a_ranked_game_open_at_midnight_can_be_resigned_and_scores_as_the_closin
 
 def test_a_move_after_midnight_is_still_refused(player, today):
     from games.services import game_move_make as move
-    from piramide_site.errors import NotAllowed
+    from plumbing.errors import NotAllowed
 
     challenge = make_challenge(date=today)
     game = game_ranked_start(challenge_id=challenge.pk, player=player)[0].game

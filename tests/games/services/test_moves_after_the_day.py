@@ -15,7 +15,7 @@ from games import positions
 from games.models import Game, Move
 from games.selectors import challenge_day_start
 from games.services import game_move_make, game_ranked_start
-from piramide_site.errors import NotAllowed
+from plumbing.errors import NotAllowed
 from tests.factories import make_challenge
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,7 @@ from games.models import DailyChallenge, Game, Move
 from games.selectors import game_engine_state, game_view
 from games.services import _verify_deal, game_move_make, game_practice_start, game_ranked_start, game_resign
 from leaderboard.models import Score
-from piramide_site.errors import GameFinished
+from plumbing.errors import GameFinished
 from tests.factories import end_the_day, make_challenge
 
 pytestmark = pytest.mark.django_db

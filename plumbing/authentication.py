@@ -25,7 +25,7 @@ class CsrfSessionAuthentication(SessionAuthentication):
 class CsrfSessionAuthenticationScheme(OpenApiAuthenticationExtension):
     """Documents the session cookie in the OpenAPI schema, as drf-spectacular does for DRF's own class."""
 
-    target_class = "piramide_site.authentication.CsrfSessionAuthentication"
+    target_class = "plumbing.authentication.CsrfSessionAuthentication"
     name = "cookieAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:

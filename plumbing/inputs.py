@@ -46,7 +46,7 @@ def require_no_body(request: Request) -> None:
 class StrictSerializerExtension(OpenApiSerializerExtension):
     """In the schema, a strict serializer's object says so: ``additionalProperties: false``."""
 
-    target_class = "piramide_site.inputs.StrictSerializer"
+    target_class = "plumbing.inputs.StrictSerializer"
     match_subclasses = True
 
     def map_serializer(self, auto_schema: Any, direction: Any) -> Any:

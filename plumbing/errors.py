@@ -144,7 +144,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 def body_too_large(path: str, limit: int) -> HttpResponse:
     """413 for a request body over ``limit`` bytes: JSON under /api/, a short page elsewhere.
     Built without a request, since the ASGI handler refuses such a body before making one
-    (piramide_site/http.py); no template, no translation, nothing that could fail or wait."""
+    (plumbing/http.py); no template, no translation, nothing that could fail or wait."""
     message = f"the request body is over the limit of {limit:,} bytes"
     if path.startswith("/api/"):
         return JsonResponse({"error": "too_large", "message": message, "limit": limit}, status=413)

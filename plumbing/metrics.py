@@ -151,7 +151,7 @@ def may_read(request: HttpRequest) -> bool:
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    from piramide_site.health import read_only
+    from plumbing.health import read_only
 
     refused = read_only(request)
     if refused is not None:

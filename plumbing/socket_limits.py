@@ -8,7 +8,7 @@
   the consumer; the client gets ``error`` ``rate_limited`` with ``retry_after``, and after
   ``REFUSED_BEFORE_CLOSE`` refusals in a row the socket is closed with 4429.
 
-The counts live in Redis (atomic Lua scripts, ``piramide_site.limits``), so they hold across
+The counts live in Redis (atomic Lua scripts, ``plumbing.limits``), so they hold across
 every ASGI process; without Redis, in this process.  The per-connection token bucket of the
 consumers still applies behind this.
 """

@@ -68,10 +68,11 @@ def check_worker(redis_check: Check) -> Check:
         return {"status": NOT_USED, "reason": "tasks run eagerly in the web process"}
     if redis_check["status"] != OK:
         return {"status": ERROR, "reason": "no broker to reach a worker through"}
-    from piramide_site.celery import app
+    # the project's Celery app, current since the project package loaded it
+    from celery import current_app
 
     try:
-        replies = app.control.ping(timeout=PING_TIMEOUT)
+        replies = current_app.control.ping(timeout=PING_TIMEOUT)
     except Exception as error:
         return _failed(error, "the ping could not be sent")
     if not replies:

@@ -1,4 +1,4 @@
-"""The API's JSON parser: DRF's, reading with orjson (``piramide_site.jsontext``).
+"""The API's JSON parser: DRF's, reading with orjson (``plumbing.jsontext``).
 
 The standard library's decoder recurses once per level of nesting, so a body of 100,000 "["
 ran out of Python's stack: a RecursionError, which DRF does not catch, and a 500.  orjson stops

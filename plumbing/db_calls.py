@@ -30,7 +30,7 @@ def _note_fresh(sender: Any, connection: Any, **kwargs: Any) -> None:
     _fresh_aliases().add(connection.alias)
 
 
-connection_created.connect(_note_fresh, dispatch_uid="piramide_site.db_calls")
+connection_created.connect(_note_fresh, dispatch_uid="plumbing.db_calls")
 
 
 def tidy_connections() -> None:

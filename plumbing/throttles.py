@@ -1,4 +1,4 @@
-"""The API's throttle: every rate of a request counted in one atomic step (``piramide_site.limits``).
+"""The API's throttle: every rate of a request counted in one atomic step (``plumbing.limits``).
 
 A request counts against its client's general rate (``user`` or ``anon``), its view's
 ``throttle_scope`` rate and the scope's ``LIMITS_HTTP`` rates, per user and per address, in one

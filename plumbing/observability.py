@@ -163,7 +163,7 @@ def _report_request_error(sender: Any, request: HttpRequest | None = None, **kwa
     report("http", error, **fields)
 
 
-got_request_exception.connect(_report_request_error, dispatch_uid="piramide_site.observability")
+got_request_exception.connect(_report_request_error, dispatch_uid="plumbing.observability")
 
 
 # ----------------------------------------------------------------- ASGI (sockets) and Celery

@@ -1,7 +1,7 @@
 """The OpenAPI schema tells the whole truth: every operation documents the errors it can answer.
 
 drf-spectacular documents the success responses each view declares; the refusals every view
-shares (piramide_site/errors.py: one error shape) are added here to every operation, so a
+shares (plumbing/errors.py: one error shape) are added here to every operation, so a
 client generated from the schema, or a schema-driven fuzzer, knows every answer it may get.
 """
 

@@ -12,7 +12,7 @@ channels 4.3.2, djangorestframework 3.18.3), so an upgrade that changes one fail
 - DRF's ``Request._request`` (``django_request``).
 - Channels' ``get_handler_name`` (``handler_name``), and ``AsyncConsumer`` routing every message through
   ``dispatch``, which ``games.consumers`` overrides.
-- Django's ASGI handler, subclassed by ``piramide_site.http``: ``load_middleware``, ``create_request``,
+- Django's ASGI handler, subclassed by ``plumbing.http``: ``load_middleware``, ``create_request``,
   ``send_response``, ``chunk_size``, ``get_script_prefix`` and ``HttpResponseBase._handler_class``
   (``asgi_script_prefix``, ``handled_by``); its ``handle`` is replaced whole.
 """
