@@ -27,7 +27,7 @@ from plumbing.socket_auth import SessionAuthStack  # noqa: E402
 from plumbing.socket_limits import SocketLimitMiddleware  # noqa: E402
 from races.routing import websocket_urlpatterns as race_routes  # noqa: E402
 
-# Around everything: each socket's id and unhandled errors, Sentry's asyncio integration (observability.py).
+# Around everything: each socket's id and unhandled errors, Sentry's asyncio integration (plumbing/observability.py).
 application = ObservedApplication(
     ProtocolTypeRouter(
         {

@@ -38,7 +38,7 @@ app = Celery("piramide_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# Each task's lines carry its id, and its unhandled error one structured line (observability.py).
+# Each task's lines carry its id, and its unhandled error one structured line (plumbing/observability.py).
 task_prerun.connect(observability.task_started, weak=False)
 task_postrun.connect(observability.task_ended, weak=False)
 task_failure.connect(observability.task_failed, weak=False)

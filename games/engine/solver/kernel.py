@@ -5,7 +5,7 @@ to the kernels (``kernels/``) where Numba is installed (docs/solver.md, "The com
 ``kernels.relax.StackKernel`` answers exactly what ``relax.StackRelaxation`` answers, question for
 question, so a search asking either makes the same stops; the pure-Python class stays the reference
 (``PIRAMIDE_SOLVER_KERNEL=python``, or Numba missing).  A search moves to the kernel after
-``KERNEL_AFTER`` questions, and one with a time limit only where the kernel is loaded (``warm``).
+``KERNEL_AFTER`` questions, and one with a time limit only where the kernel is loaded (``warm.warm``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ KERNEL_STOPS = 5000
 #: where the rules let it, the whole search moves to the kernel with the stack relaxation
 #: (``kernels.search.KernelSearch``)
 SEARCH = True
-#: the kernel's code is loaded in this process (``warm``, or a search has moved to it)
+#: the kernel's code is loaded in this process (``warm.warm``, or a search has moved to it)
 _loaded = False
 #: the largest deals the kernel takes: the pyramid in a 64-bit mask, the outside cards in a memo key
 #: of four 64-bit words (fifteen values each); every preset fits (double: 45 and 59)

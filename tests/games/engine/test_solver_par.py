@@ -4,7 +4,7 @@
 left, recycles made)?" exactly; the par search prunes with it, so a wrong "no" would lose the
 par.  Both are checked here against a breadth-first walk over the engine's own moves, on three-
 and four-row variants of every stock model the clearing search runs under, in pure Python and,
-where Numba is installed, compiled (``solver_numba_par``) under the rules it is compiled for.
+where Numba is installed, compiled (``kernels.par``) under the rules it is compiled for.
 ``SOLVER_PAR_DEALS`` sets how many random deals each variant gets.
 """
 
@@ -95,7 +95,7 @@ def best_with(game: Game, removed: int) -> int | None:
 
 
 def perfect_for(game: Game, clears: bool, kernel: str = "python") -> Perfect | KernelPerfect:
-    """The clearing search in pure Python, or compiled (``solver_numba_par``)."""
+    """The clearing search in pure Python, or compiled (``kernels.par``)."""
     table = table_for(game)
     relaxed = RelaxedMax(table, table.stock_waste_pairs or table.reach > 1, clears=clears)
     python = Perfect(table, relaxed, StackMax(table, relaxed), lambda: None)

@@ -1,7 +1,9 @@
 """The stack relaxation (rule 6) and the bag relaxation (rule 4) it asks, and the final card's
-count (rule 8), compiled by Numba.
+count (rule 8), compiled by Numba; ``StackKernel`` puts them behind ``relax.StackRelaxation``'s
+questions.
 
-Imported only by ``kernel`` (which see), once a search has use for it: importing Numba and
+Imported only at run time (``kernel.Stack.move``, ``apex.FinalCard.compile``, ``warm.warm``), once
+a search has use for it: importing Numba and
 loading the compiled code from its cache takes about half a second, compiling it (once per
 installation, into ``__pycache__``) some seconds.  Numba does not cache recursive functions, so
 both searches keep their frames in arrays and walk them in a loop.  A waste is an array of values,
