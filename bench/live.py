@@ -57,6 +57,14 @@ socket's connecting to ``synced`` (the next game's page ready), p50/p99.  The su
 move's p50 beside its floor, the echo's p50 plus the durable write's.  Afterwards every game's
 stored move log is compared with the moves the server accepted: none may be lost or duplicated.
 
+``--events`` chooses what the live events travel on between the publisher and the sockets: the
+site's hub (games/events.py: one Redis subscription per process, events handed to the process's own
+sockets before Redis sees them), or a Channels layer of channels_redis, ``pubsub-layer``
+(``RedisPubSubChannelLayer``) or ``redis-layer`` (``RedisChannelLayer``, the core layer), used as
+a textbook Channels site uses it: a channel per socket, ``group_add``, one ``group_send`` per
+group (``use_channel_layer``).  Everything else is the site's, so runs with each, one after the
+other on the same machine, compare the two ways alone.
+
 The server is the site's own application, with its per-user and per-address socket limits
 counting every frame in Redis as they do in production; their rates and the per-connection rate
 limit (``LIVE_RATE_PER_SECOND``) are raised so the saturation rounds measure the server, not the
@@ -98,6 +106,9 @@ ROUNDS = [
     ("live saturated", "live", True, "live, saturated"),
     ("write saturated", "write", True, "durable write, saturated"),
 ]
+#: ``--textbook``: one more saturated round, after the live one, on ``TextbookConsumer``
+TEXTBOOK_ROUND = ("textbook saturated", "textbook", True, "textbook consumer, saturated")
+TEXTBOOK_PATH = "/ws/textbook/{}/"
 #: seconds after a game's end within which a move counts as sent "after a game ended"
 AFTER_END = 0.1
 
@@ -119,6 +130,10 @@ def __getattr__(name: str) -> Any:
 
     from piramide_site.asgi import application as site
 
+    events = os.environ.get("BENCH_LIVE_EVENTS", "hub")
+    if events != "hub":
+        use_channel_layer(LAYERS[events])
+
     class EchoConsumer(AsyncWebsocketConsumer):
         async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
             await self.send(text_data=text_data)
@@ -126,13 +141,140 @@ def __getattr__(name: str) -> Any:
     echo = AllowedHostsOriginValidator(
         AuthMiddlewareStack(URLRouter([path(ECHO_PATH.strip("/") + "/", EchoConsumer.as_asgi())]))
     )
+    textbook = AllowedHostsOriginValidator(
+        AuthMiddlewareStack(URLRouter([path("ws/textbook/<int:game_id>/", textbook_consumer().as_asgi())]))
+    )
 
     async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "websocket" and scope["path"] == ECHO_PATH:
             return await echo(scope, receive, send)
+        if scope["type"] == "websocket" and scope["path"].startswith("/ws/textbook/"):
+            return await textbook(scope, receive, send)
         return await site(scope, receive, send)
 
     return application
+
+
+#: ``--events``: the Channels layers the live events may travel on instead of the hub
+#: (games/events.py), each as channels_redis configures it.
+LAYERS = {
+    "pubsub-layer": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    "redis-layer": "channels_redis.core.RedisChannelLayer",
+}
+
+
+def use_channel_layer(backend: str) -> None:
+    """Live events on a Channels layer, as a textbook Channels site sends them: each live socket
+    gets a channel of its own and joins its groups with ``group_add``, and an event is one
+    ``group_send`` per group, which reaches every socket of the group, this process's too, through
+    Redis.  What the sockets do with an event is the site's (``LiveConsumer.hear``), as is
+    everything else; only the way between the publisher and the sockets changes."""
+    from channels.layers import get_channel_layer
+    from django.conf import settings
+
+    from games import consumers
+    from games import events as site_events
+
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": backend, "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": "piramide-bench"}}
+    }
+
+    class LayerHub:
+        """``games.events.Hub``'s part, on the layer."""
+
+        async def add(self, group: str, listener: Any) -> None:
+            await get_channel_layer().group_add(group, listener.channel_name)
+
+        async def discard(self, group: str, listener: Any) -> None:
+            await get_channel_layer().group_discard(group, listener.channel_name)
+
+        async def publish(self, groups: dict[str, list[dict[str, Any]]]) -> None:
+            layer = get_channel_layer()
+            for group, heard in groups.items():
+                await layer.group_send(group, {"type": "live.heard", "group": group, "events": heard})
+
+    only = LayerHub()
+    site_events.hub = lambda: only  # type: ignore[assignment,return-value]
+
+    async def live_heard(self: Any, message: dict[str, Any]) -> None:
+        self.hear(message["group"], message["events"])
+
+    consumers.LiveConsumer.channel_layer_alias = "default"
+    consumers.LiveConsumer.live_heard = live_heard  # type: ignore[attr-defined]
+
+
+def textbook_consumer() -> type:
+    """The consumer a Channels tutorial would have a site write (``--textbook``): each move checked
+    against the rules and saved by the ORM on the thread pool, in a transaction that locks the game,
+    then ``group_send`` to the game's group on Channels' core Redis layer, whose members (the player
+    and the game's spectators) each forward it.  It speaks as much of the site's protocol as the
+    bench's clients read (``state``/``synced``, ``hello``, ``move.ok``, ``game.progress``)."""
+    from channels.db import database_sync_to_async
+    from channels.generic.websocket import AsyncJsonWebsocketConsumer
+    from django.conf import settings
+    from django.db import transaction
+
+    from games.engine import Game as EngineGame
+    from games.engine import parse_move
+    from games.models import Game, Move
+
+    settings.CHANNEL_LAYERS = {
+        **getattr(settings, "CHANNEL_LAYERS", {}),
+        "textbook": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": "piramide-bench-textbook"},
+        },
+    }
+
+    class TextbookConsumer(AsyncJsonWebsocketConsumer):
+        channel_layer_alias = "textbook"
+
+        async def connect(self) -> None:
+            self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+            self.group = f"textbook-{self.game_id}"
+            self.version, self.owner = await self.opening()
+            await self.channel_layer.group_add(self.group, self.channel_name)
+            await self.accept()
+            if self.owner:
+                await self.send_json({"type": "state", "version": self.version})
+                await self.send_json({"type": "synced"})
+            else:
+                await self.send_json({"type": "hello", "view": "summary"})
+
+        @database_sync_to_async
+        def opening(self) -> tuple[int, bool]:
+            game = Game.objects.get(pk=self.game_id)
+            return game.moves.count(), game.player_id == self.scope["user"].pk
+
+        async def disconnect(self, code: int) -> None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+        async def receive_json(self, content: Any, **kwargs: Any) -> None:
+            if not self.owner or content.get("type") != "move":
+                await self.send_json({"type": "error", "code": "bad_message", "message": "not a move of yours"})
+                return
+            version = await self.store(content["move"])
+            await self.channel_layer.group_send(
+                self.group, {"type": "game.progress", "game": self.game_id, "version": version}
+            )
+            await self.send_json({"type": "move.ok", "version": version})
+
+        @database_sync_to_async
+        def store(self, notation: str) -> int:
+            with transaction.atomic():
+                game = Game.objects.select_for_update().get(pk=self.game_id)
+                moves = [parse_move(text) for text in game.moves.order_by("number").values_list("notation", flat=True)]
+                EngineGame.replay(game.deal, moves).apply(parse_move(notation))
+                version = len(moves) + 1
+                Move.objects.create(game=game, number=version, notation=notation)
+                game.move_count = game.version = version
+                game.save(update_fields=["move_count", "version"])
+                return version
+
+        async def game_progress(self, event: dict[str, Any]) -> None:
+            await self.send_json(event)
+
+    return TextbookConsumer
 
 
 # ----------------------------------------------------------------- set-up
@@ -157,6 +299,7 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
         "CELERY_TASK_ALWAYS_EAGER": "true",
         "DJANGO_LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),
+        "BENCH_LIVE_EVENTS": args.events,
     }
 
 
@@ -531,6 +674,7 @@ async def player_client(
     started: asyncio.Event,
     ready: Ready,
     cursor: Cursor,
+    path: str = "/ws/games/{}/",
 ) -> None:
     async def open_next() -> tuple[int, Any, dict[str, Any]] | None:
         game_id = cursor.take()
@@ -540,7 +684,7 @@ async def player_client(
         for follow in follows:
             follow.game.put_nowait(game_id)
         opening = time.perf_counter()
-        ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
+        ws = await open_socket(port, path.format(game_id), cookie)
         try:
             state = await receive_until(ws, "state")
             await receive_until(ws, "synced")
@@ -583,7 +727,9 @@ async def player_client(
         tally.errors.append(f"player: {type(error).__name__}: {error}")
 
 
-async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally, ledger: Ledger, ready: Ready) -> None:
+async def spectator_client(
+    port: int, cookie: str, follow: Follow, tally: Tally, ledger: Ledger, ready: Ready, path: str = "/ws/games/{}/"
+) -> None:
     """Watch the player's current game; move to its next game when told; return when told None."""
     first = True
     try:
@@ -591,7 +737,7 @@ async def spectator_client(port: int, cookie: str, follow: Follow, tally: Tally,
         if game_id is None:
             ready.one()
         while game_id is not None:
-            ws = await open_socket(port, f"/ws/games/{game_id}/", cookie)
+            ws = await open_socket(port, path.format(game_id), cookie)
             try:
                 hello = await receive_until(ws, "hello")
                 if first:
@@ -669,6 +815,7 @@ async def run_live(
     name: str,
     ledger: Ledger,
     cursors: list[Cursor],
+    path: str = "/ws/games/{}/",
 ) -> Tally:
     tally = Tally(name, paced=think > 0)
     started = asyncio.Event()
@@ -682,7 +829,9 @@ async def run_live(
         follow = Follow()
         follows[i % len(world.players)].append(follow)
         port = ports[servers.randrange(len(ports))]
-        spectator_tasks.append(asyncio.ensure_future(spectator_client(port, cookie, follow, tally, ledger, ready)))
+        spectator_tasks.append(
+            asyncio.ensure_future(spectator_client(port, cookie, follow, tally, ledger, ready, path))
+        )
     rng = random.Random(2)
     clock = {"until": float("inf")}
     for cursor in cursors:
@@ -702,6 +851,7 @@ async def run_live(
                 started,
                 ready,
                 cursors[i],
+                path,
             )
         )
         for i, (cookie, _) in enumerate(world.players)
@@ -906,7 +1056,7 @@ async def main_async(
     runs: list[dict[str, dict[str, Any]]] = []
     for run in range(1, args.repeat + 1):
         figures: dict[str, dict[str, Any]] = {}
-        for key, kind, saturated, label in ROUNDS:
+        for key, kind, saturated, label in [*ROUNDS, *([TEXTBOOK_ROUND] if args.textbook else [])]:
             think = 0.0 if saturated else args.think
             seconds = args.saturation_duration if saturated else args.duration
             name = label if saturated else f"{label}, think {args.think}s"
@@ -920,6 +1070,10 @@ async def main_async(
                     tally = await run_echo(ports, len(world.players), think, seconds, name)
                 elif kind == "write":
                     tally = await run_writes(world, think, seconds, name, write_cursors)
+                elif kind == "textbook":
+                    tally = await run_live(
+                        ports, world, args.spectators, think, seconds, name, ledger, cursors, TEXTBOOK_PATH
+                    )
                 else:
                     tally = await run_live(ports, world, args.spectators, think, seconds, name, ledger, cursors)
             tally.server_cpu = sum(cpu_seconds(pid) for pid in server_pids) - cpu
@@ -974,6 +1128,13 @@ def summary(runs: list[dict[str, dict[str, Any]]], spectators: int) -> None:
         f"  as a share of the echo's: {median_of([100 * m / e for m, e in zip(live_rate, echo_rate)], '{:.0f}%')} (target >= 25%); "
         f"the durable write alone: {median_of(each('write saturated', 'per_second'), '{:.0f} writes/s')}"
     )
+    if "textbook saturated" in runs[0]:
+        textbook_rate = each("textbook saturated", "per_second")
+        print(
+            f"the textbook consumer saturated: {median_of(textbook_rate, '{:.0f} moves/s')}, "
+            f"p99 {median_of(each('textbook saturated', 'rtt_p99_ms'), '{:.1f} ms')}; the site's moves/s "
+            f"{median_of([m / b for m, b in zip(live_rate, textbook_rate)], '{:.2f}x')} the textbook's"
+        )
 
 
 def main() -> None:
@@ -992,6 +1153,12 @@ def main() -> None:
     )
     parser.add_argument("--ws", default="auto", help="uvicorn's WebSocket implementation (its --ws)")
     parser.add_argument(
+        "--events",
+        choices=["hub", *LAYERS],
+        default="hub",
+        help="what the live events travel on: the site's hub (games/events.py), or a channels_redis layer",
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         default=1,
@@ -999,6 +1166,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--repeat", type=int, default=1, help="run the six rounds this many times over; the summary gives medians"
+    )
+    parser.add_argument(
+        "--textbook",
+        action="store_true",
+        help="one more saturated round, on a textbook Channels consumer (ORM save, group_send): the baseline",
     )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
@@ -1014,13 +1186,13 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     print(
         f"players {args.players}, spectators {args.spectators}, think {args.think} s, "
-        f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis layer, "
+        f"rounds of {args.duration} s (saturated {args.saturation_duration} s); Postgres + Redis, events on {args.events}, "
         f"{'one uvicorn process' if args.servers == 1 else f'{args.servers} uvicorn processes'}",
         flush=True,
     )
     recreate_database(args)
     moves_per_game = 60
-    saturated_moves = 4000 * args.saturation_duration / max(1, args.players)
+    saturated_moves = (2 if args.textbook else 1) * 4000 * args.saturation_duration / max(1, args.players)
     games_per_player = int(
         2 + args.repeat * (args.duration / max(0.05, args.think) / moves_per_game + saturated_moves / 30)
     )

@@ -83,3 +83,38 @@ def test_a_short_run_plays_every_round_and_prints_its_figures_with_no_error_and_
         "errors: 0; moves lost: 0; duplicated: 0",
     ):
         assert line in run.stdout, line
+
+
+def test_a_short_run_on_a_channels_layer_with_the_textbook_round_delivers_every_round_s_events(
+    postgres: Any, redis_url: str, tmp_path: Path
+) -> None:
+    """``--events pubsub-layer --textbook``: the events travel on channels_redis's layer, and one
+    more saturated round runs on the textbook consumer; both reach the spectators, and every move
+    either stores is in the logs."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    server = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+    figures = tmp_path / "live.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "bench/live.py",
+            *("--players", "4", "--spectators", "4", "--duration", "2", "--saturation-duration", "2"),
+            *("--events", "pubsub-layer", "--textbook", "--database-url", server, "--json", str(figures)),
+            *("--redis-url", f"{redis_url.rsplit('/', 1)[0]}/3"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "events on pubsub-layer" in run.stdout
+    rows = {row["round"]: row for row in json.loads(figures.read_text())}
+    assert "textbook consumer, saturated" in rows
+    assert all(row.get("errors", 0) == 0 for row in rows.values()), run.stdout
+    for name in ("live, think 0.5s", "live, saturated", "textbook consumer, saturated"):
+        assert rows[name]["per_second"] > 0 and rows[name]["fanout_events"] > 0, name
+    assert rows["logs"]["games"] > 0 and (rows["logs"]["lost"], rows["logs"]["duplicated"]) == (0, 0)
+    assert "the textbook consumer saturated:" in run.stdout
