@@ -48,6 +48,7 @@ from plumbing.errors import (
     StaleMove,
 )
 from plumbing.internals import cache_related, in_atomic_block
+from plumbing.tasks import delay_after_commit
 
 from . import events, positions, rotation
 from .models import SEED_BOUND, DailyChallenge, Game, Move, commitment_fields
@@ -119,15 +120,11 @@ def _find_winnable(
 
 
 def _enqueue_verification(challenge_id: int) -> None:
-    from .tasks import challenge_verify_task
-
-    transaction.on_commit(lambda: challenge_verify_task.delay(challenge_id))
+    delay_after_commit("games.tasks.challenge_verify_task", challenge_id)
 
 
 def _enqueue_replacement(challenge_id: int) -> None:
-    from .tasks import challenge_replace_task
-
-    transaction.on_commit(lambda: challenge_replace_task.delay(challenge_id))
+    delay_after_commit("games.tasks.challenge_replace_task", challenge_id)
 
 
 def challenge_schedule(*, date: dt.date, preset: str, seed: int | None = None) -> DailyChallenge:

@@ -28,6 +28,7 @@ from games.engine import PRESETS
 from games.selectors import is_daily_deal
 from games.services import draw_seed
 from plumbing.internals import in_atomic_block
+from plumbing.tasks import delay_after_commit
 
 from .models import PooledDeal
 
@@ -139,9 +140,7 @@ def race_pool_top_up_soon(preset: str) -> None:
     if not first:
         return
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        from .tasks import races_pool_fill_task
-
-        transaction.on_commit(lambda: races_pool_fill_task.delay(preset))
+        delay_after_commit("races.tasks.races_pool_fill_task", preset)
     elif settings.RACE_POOL_BACKGROUND_FILL:
         with _background_lock:
             running = _background.get(preset)

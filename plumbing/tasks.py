@@ -1,0 +1,20 @@
+"""A service's Celery task, sent after the commit, by its registered name.
+
+A service enqueues its own app's tasks, whose module imports the services (a task is a thin call
+of one): looked up in the Celery app's registry, the task needs no import the other way, so each
+app's layers run one way (tasks over services: the import contract in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import current_app
+from django.db import transaction
+
+
+def delay_after_commit(name: str, *args: Any) -> None:
+    """``delay`` the task registered as ``name`` once the current transaction commits (at once
+    outside one); an unknown name fails here, not after the commit."""
+    task = current_app.tasks[name]
+    transaction.on_commit(lambda: task.delay(*args))
