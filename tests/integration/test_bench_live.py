@@ -18,13 +18,18 @@ pytestmark = [pytest.mark.needs_redis, pytest.mark.needs_postgres]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_short_run_plays_every_round_and_prints_its_figures_with_no_error_and_no_move_lost(
-    postgres: Any, redis_url: str, tmp_path: Path
-) -> None:
+def postgres_server() -> str:
+    """The tests' Postgres server, for the bench to make its own database on."""
     from django.db import connection
 
     db = connection.settings_dict
-    server = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+
+
+def test_a_short_run_plays_every_round_and_prints_its_figures_with_no_error_and_no_move_lost(
+    postgres: Any, redis_url: str, tmp_path: Path
+) -> None:
+    server = postgres_server()
     figures = tmp_path / "live.json"
     run = subprocess.run(
         [
@@ -91,10 +96,7 @@ def test_a_short_run_on_a_channels_layer_with_the_textbook_round_delivers_every_
     """``--events pubsub-layer --textbook``: the events travel on channels_redis's layer, and one
     more saturated round runs on the textbook consumer; both reach the spectators, and every move
     either stores is in the logs."""
-    from django.db import connection
-
-    db = connection.settings_dict
-    server = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+    server = postgres_server()
     figures = tmp_path / "live.json"
     run = subprocess.run(
         [

@@ -24,6 +24,9 @@ def test_a_task_named_by_a_service_is_sent_once_the_transaction_commits(
     assert len(callbacks) == 1 and sent == [(7,)]
 
 
-def test_an_unknown_task_name_fails_at_once_not_after_the_commit() -> None:
-    with pytest.raises(NotRegistered):
-        delay_after_commit("games.tasks.no_such_task", 7)
+@pytest.mark.django_db
+def test_an_unknown_task_name_fails_at_once_not_after_the_commit(django_capture_on_commit_callbacks: Any) -> None:
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        with pytest.raises(NotRegistered):
+            delay_after_commit("games.tasks.no_such_task", 7)
+    assert callbacks == [], "nothing left to fail after the commit"
