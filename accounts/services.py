@@ -180,16 +180,18 @@ def user_follow_token_reset(*, user: User) -> User:
     return locked
 
 
-#: What other apps do with an account about to be deleted, inside ``user_delete``'s transaction and
-#: before the row goes, each called with the locked row (races hand over the rooms it hosts, whose
-#: rows would otherwise go with it: races/apps.py).
+#: What other apps do with an account about to be deleted, inside ``account_remove``'s transaction
+#: and before the row goes, each called with the locked row; registered in their ``AppConfig.ready``,
+#: so that accounts import no other app: leaderboard takes its scores off every board, games keep
+#: its games linked to nobody, races hand over the rooms it hosts (rows that would otherwise go
+#: with it).
 ACCOUNT_LEAVING: list[Callable[[User], None]] = []
 
 
-def user_delete(*, user: User, password: str) -> int:
+def user_delete(*, user: User, password: str) -> None:
     """Delete one's own account, confirmed with its password.  Staff accounts cannot.
 
-    What goes and what stays: ``account_remove``.  Returns how many scores left the boards.
+    What goes and what stays: ``account_remove``.
     """
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
@@ -197,39 +199,20 @@ def user_delete(*, user: User, password: str) -> int:
             raise NotAllowed("staff accounts cannot be deleted from here: ask another administrator")
         if not password or not locked.check_password(password):
             raise BadRequest("the password is wrong: the account was not deleted")
-        return account_remove(locked)
+        account_remove(locked)
 
 
-def account_remove(user: User) -> int:
+def account_remove(user: User) -> None:
     """Delete an account, whoever asks (its owner through ``user_delete``, staff in the admin).
 
     Its scores leave every board at once (Postgres here; the rank store's sorted sets once the
     deletion commits); its games stay, for the day's statistics, linked to nobody (no player, no
     address, no device); its follows both ways, race entries and sessions go with the account, and
-    the races it hosts pass to their next player (``ACCOUNT_LEAVING``).
-    Locks the user row and the rows of its scores.  Returns how many scores left the boards.
+    the races it hosts pass to their next player: the other apps' part is ``ACCOUNT_LEAVING``'s.
+    Locks the user row (and each app the rows it changes).
     """
-    from games.models import Game
-    from leaderboard.boards import Board, boards_of
-    from leaderboard.models import Score
-    from leaderboard.ranks import rank_store
-    from plumbing.after_commit import later
-
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
-        scores = list(Score.objects.select_for_update().filter(player_id=locked.pk))
-        boards: set[Board] = {board for score in scores for board in boards_of(score)}
-        Score.objects.filter(pk__in=[s.pk for s in scores]).delete()
-        Game.objects.filter(player_id=locked.pk).update(player=None, start_address=None, start_device="")
         for leaving in ACCOUNT_LEAVING:
             leaving(locked)
-        player_id = locked.pk
         locked.delete()
-
-        def boards_follow() -> None:
-            store = rank_store()
-            for board in boards:
-                store.entries_replaced(board, [player_id])
-
-        later(("account-deleted", player_id), boards_follow)
-    return len(scores)

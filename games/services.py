@@ -917,6 +917,16 @@ def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
     return Play(game, state)
 
 
+def games_player_leaving(player: Any) -> None:
+    """Before ``player``'s account is deleted (``accounts.services.ACCOUNT_LEAVING``): its games
+    stay, for the day's statistics, linked to nobody (no player, no address, no device).
+
+    Updates the rows of its games without reading them (a game in progress ends with no score when
+    its day is closed: ``games_close_expired``).
+    """
+    Game.objects.filter(player_id=player.pk).update(player=None, start_address=None, start_device="")
+
+
 def games_close_expired(*, today: dt.date | None = None) -> int:
     """Resign every ranked game still open after its challenge day ended; returns how many.
 

@@ -18,6 +18,7 @@ from .models import Score, Standing, StandingReason
 from .ranks import rank_store
 
 if TYPE_CHECKING:
+    from accounts.models import User
     from games.engine import Move
     from games.models import Game
 
@@ -199,6 +200,31 @@ def scores_email_verified(*, player_id: int) -> int:
     )
     ids = list(waiting.values_list("pk", flat=True))
     return scores_standing_set(score_ids=ids, standing=Standing.GOOD, reason=StandingReason.NONE) if ids else 0
+
+
+def scores_player_verified(player: User) -> None:
+    """``player`` verified their e-mail address (``accounts.verification.EMAIL_VERIFIED``):
+    ``scores_email_verified``."""
+    scores_email_verified(player_id=player.pk)
+
+
+def scores_player_leaving(player: User) -> None:
+    """Before ``player``'s account is deleted (``accounts.services.ACCOUNT_LEAVING``): its scores
+    leave Postgres now, and every board they counted on once the deletion commits.
+
+    Locks the rows of its scores.
+    """
+    scores = list(Score.objects.select_for_update().filter(player_id=player.pk))
+    boards: set[Board] = {board for score in scores for board in boards_of(score)}
+    Score.objects.filter(pk__in=[s.pk for s in scores]).delete()
+    player_id = player.pk
+
+    def boards_follow() -> None:
+        store = rank_store()
+        for board in boards:
+            store.entries_replaced(board, [player_id])
+
+    later(("account-deleted", player_id), boards_follow)
 
 
 def rank_store_copy(score: Score) -> tuple[Hashable, Job]:
