@@ -1,14 +1,8 @@
 """Every live event leaves from here, once, after the database commit (docs/live.md).
 
-Services call the ``publish_*`` functions inside their transaction; each builds its payloads
-from the rows and the engine state the service already holds, and hands them to
-``transaction.on_commit``, so a rolled-back write publishes nothing and a reader woken by an
-event always finds the write in the database.  Event types are dotted, carry a schema version
-``v`` and have a JSON schema in ``SCHEMAS`` (tests/games/events/ checks every payload against it).
-
-Groups: a game has two audiences, ``game-<id>-full`` (the owner, and anyone once the challenge's
-day is over) and ``game-<id>-summary`` (everyone else: never a card); a challenge's room listens on
-``challenge-<id>``; a race room on ``race-<code>``.
+Services call the ``publish_*`` functions inside their transaction; the events go out on
+``transaction.on_commit``.  Each event type has a JSON schema in ``SCHEMAS``.  Groups and delivery:
+docs/live.md, *Servers*.
 """
 
 from __future__ import annotations

@@ -3,16 +3,8 @@
     python ops/pgbackup.py backup [--file backups/<time>-<db>.dump]
     python ops/pgbackup.py restore --file F
 
-The database is the one DATABASE_URL names, read exactly as the settings read it (django-environ),
-so any URL the service runs on works here too; anything but Postgres is refused with the reason.
-
-backup   pg_dump in its custom format (-Fc: compressed, restorable table by table), written to a
-         temporary name and renamed only once pg_dump succeeded and pg_restore can list it, so a
-         file under backups/ is always a whole backup.
-restore  pg_restore --clean --if-exists into DATABASE_URL's database, creating it if it does not
-         exist, in one transaction (all or nothing), without the dump's owners and grants (the
-         restoring role owns what it restores).  Leaderboards in Redis are then rebuilt from the
-         restored scores by `make restore` (manage.py leaderboards_invalidate).
+DATABASE_URL names the database, read as the settings read it; anything but Postgres is refused.
+A backup is pg_dump's custom format, renamed into place only once whole; a restore is all or nothing.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The Celery app; every setting comes from Django's settings under the CELERY_ prefix.
 
-One thing may also come straight from the environment: ``CELERY_BROKER_VISIBILITY_TIMEOUT``
-(seconds), how long Redis waits before it hands a task whose worker vanished without a word (the
-whole worker killed, its machine gone) to another worker.  The settings make it outlast the
-longest task (``CELERY_BROKER_TRANSPORT_OPTIONS``), so a slow solve never runs twice at once; a
-shorter one brings a lost task back sooner and may let a task that runs longer than it start a
-second time (every task is safe to run twice, see games/tasks.py).  A worker child killed under a
-live worker (out of memory, a crash) does not wait for it: ``task_reject_on_worker_lost`` puts its
-task back on the queue at once.
+``CELERY_BROKER_VISIBILITY_TIMEOUT`` (seconds) may also come straight from the environment: how long
+Redis waits before it hands a lost task (its worker gone without a word) to another worker.  What a
+shorter one costs: docs/operations.md, *A Celery worker dies mid-task*.
 """
 
 import logging

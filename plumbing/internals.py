@@ -1,20 +1,8 @@
 """Every private part of Django, asgiref, Channels and DRF the service relies on, each behind one function.
 
-No public API does what these do (docs/operations.md, *Private internals*); tests/site/test_internals.py
-checks each one's meaning on the versions requirements.txt pins (Django 5.2.19, asgiref 3.13.0,
-channels 4.3.2, djangorestframework 3.18.3), so an upgrade that changes one fails there by name:
-
-- ``BaseDatabaseWrapper.close_at`` (``keep_connection_until``): a connection's end of life, per thread.
-- ``SyncToAsync.threadlocal.main_event_loop`` and ``main_event_loop_pid`` (``calling_loop``).
-- ``SyncToAsync.func`` (``sync_function_of``): Channels' ``get_user`` without its thread hop.
-- ``BaseDatabaseWrapper.in_atomic_block`` (``in_atomic_block``).
-- ``Model._state.fields_cache`` (``cache_related``, ``related_is_cached``).
-- DRF's ``Request._request`` (``django_request``).
-- Channels' ``get_handler_name`` (``handler_name``), and ``AsyncConsumer`` routing every message through
-  ``dispatch``, which ``games.consumers`` overrides.
-- Django's ASGI handler, subclassed by ``plumbing.http``: ``load_middleware``, ``create_request``,
-  ``send_response``, ``chunk_size``, ``get_script_prefix`` and ``HttpResponseBase._handler_class``
-  (``asgi_script_prefix``, ``handled_by``); its ``handle`` is replaced whole.
+No public API does what these do; tests/site/test_internals.py checks each one's meaning on the pinned
+versions, so an upgrade that changes one fails there by name.  Which internal each function reads, and
+why: docs/operations.md, *Private internals*.
 """
 
 from __future__ import annotations

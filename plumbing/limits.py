@@ -1,14 +1,7 @@
 """Rate limits shared by every process: counters in Redis, changed atomically by Lua scripts.
 
-DRF's throttles keep their history in the cache with a read-then-write, so two processes (or two
-threads) can both let the last request in; these counters cannot.  Each limit is a fixed window
-(``INCR`` and ``PEXPIRE`` in one script), and open sockets are a sorted set per user or address
-whose members lapse unless their open socket renews them, so a process that dies leaves no count
-behind for longer than ``SOCKET_LEASE_SECONDS``.
-
-Without ``REDIS_URL`` (the local default and the embedded test suite) the same limits are kept
-in this process's memory; while Redis does not answer they are kept there too, and the failure
-is logged once a minute.
+Fixed windows, and leases for open sockets; without Redis, or while it does not answer, the same
+limits in this process's memory.  Design: docs/operations.md, *Throttles*.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """Every server error is seen: a request id on every request, socket and task, one structured log
-line per unhandled error, and Sentry when ``SENTRY_DSN`` is set.
+line per unhandled error, JSON logs with ``LOG_FORMAT=json``, and Sentry when ``SENTRY_DSN`` is set.
 
-- **Request ids.** An HTTP request keeps a sane ``X-Request-ID`` it came with (1 to 64 letters,
-  digits or ``._:-``, starting with a letter or digit: what a proxy or a client would send), or
-  gets a new one; the response carries it back in ``X-Request-ID``, the JSON of a 500 as
-  ``request_id``.  A socket takes one the same way from its handshake; a Celery task's is
-  ``task:<task id>``.  Every log line of the request, socket or task shows it
-  (``[%(request_id)s]``, set by ``RequestIdFilter`` from a context variable).
-- **One line per unhandled error**, on the ``piramide.errors`` logger: a JSON object whose
-  ``request_id`` is the request's, socket's or task's, with the exception, its message and its
-  traceback as one string, so a log search for the id finds the whole story in one line.  Django's
-  own multi-line "Internal Server Error" for the same exception is dropped (``ReportedOnce``).
-- **JSON logs** with ``LOG_FORMAT=json`` (settings): ``JsonLines`` (python-json-logger) writes
-  every line as one object, the error line's fields among its own.
-- **Sentry** (sentry-sdk, with its Django, Celery and asyncio integrations) only when
-  ``SENTRY_DSN`` is set; without it nothing is sent anywhere.  Events carry the ``request_id``
-  tag.  The structured line is not sent as a second event (its logger is ignored).
+Design: docs/operations.md, *Errors, request ids and Sentry*.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
 """Who a socket is: Channels' session authentication, with its database read on the thread pool.
 
-Channels' ``AuthMiddleware`` reads the session and its user through ``database_sync_to_async``,
-which runs on the one thread a process keeps for thread-sensitive calls and closes stale
-connections before and after.  Every socket that opens then waits in one line behind every
-other's read: on a busy server one of the two queues that held a player's next game for seconds
-before it opened (docs/live.md, *Measuring*).
-
-Here the same function, Channels' own ``get_user`` (the session, its user, the check of the
-session's hash against the user's, which signs a socket out after a password change), runs
-through ``db_call``: on the thread pool, with the connection its thread keeps, like every other
-database call a socket makes, so the openings' reads overlap.
+Channels' own ``get_user`` runs through ``db_call`` instead of on the one thread-sensitive thread, so
+the reads of sockets opening at once overlap.  Why: docs/live.md, *Connecting* and *Measuring*.
 """
 
 from __future__ import annotations

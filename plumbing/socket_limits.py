@@ -1,16 +1,7 @@
-"""Limits on WebSockets per user and per address, in front of every consumer (docs/live.md, *Limits*).
+"""Limits on WebSockets per user and per address, in front of every consumer: open sockets and frames.
 
-- **Open sockets**: at most ``LIVE_SOCKETS_PER_USER`` at once for a signed-in user and
-  ``LIVE_SOCKETS_PER_IP`` for an address.  A socket over the cap is accepted only to be told
-  why (``error`` ``rate_limited``) and closed with code **4429**.
-- **Frames**: every frame a client sends counts against its user's and its address's windows
-  (``LIVE_FRAMES_PER_USER``, ``LIVE_FRAMES_PER_IP``).  A frame over either is not delivered to
-  the consumer; the client gets ``error`` ``rate_limited`` with ``retry_after``, and after
-  ``REFUSED_BEFORE_CLOSE`` refusals in a row the socket is closed with 4429.
-
-The counts live in Redis (atomic Lua scripts, ``plumbing.limits``), so they hold across
-every ASGI process; without Redis, in this process.  The per-connection token bucket of the
-consumers still applies behind this.
+Counted in Redis (``plumbing.limits``), in this process without it; a socket over a cap is closed
+with 4429.  The rules: docs/live.md, *Limits*; the defaults: README.md, *Limits and settings*.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """The pool of race deals: proven-winnable deals per preset, searched for ahead of time.
 
-Opening a race used to search for a winnable deal in the request (up to ``RACE_WINNABLE_ATTEMPTS``
-seeds of ``RACE_SOLVE_TIME_LIMIT`` seconds each: for ``one-pass``, seconds of CPU a race).  Now a
-race takes a deal the solver proved before (``race_deal_take``: a row, no search), and the
-searching is done by ``race_pool_fill``, run by Celery (``races.tasks.races_pool_fill_task``: the
-beat job every five minutes, and at once when a take leaves a pool under half full).  On the
-embedded default, where Celery's tasks would run in the request, the top-up runs on a thread of
-the web process instead, its searches in the solver processes (games/solving.py); and
-``make run`` fills the pools (``manage.py races_pool_fill``) before it serves, so races work at once.
-
-Never a daily deal: checked when a deal is added and again when it is taken (a challenge may be
-scheduled with that seed in between).
+A race takes a deal the solver proved before (``race_deal_take``: a row, no search, never a daily
+deal); ``race_pool_fill`` tops the pools up, from Celery or, on the embedded default, a thread.
+Design: docs/operations.md, *Solver work on a budget*.
 """
 
 from __future__ import annotations

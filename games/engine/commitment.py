@@ -1,13 +1,8 @@
 """The commitment a daily challenge publishes before its day: a SHA-256 that fixes its deal.
 
-The commitment is the SHA-256, in lower-case hex, of one line of ASCII with nothing after it
-(its *preimage*); the seed is written in decimal (docs/formats.md, "Checking a challenge"):
-
-- ``piramide-seed-v1:<preset>:<seed>``: the first challenges.  It fixes the deal, but it does
-  not hide it: the seeds are below 2**63, few enough to try them all against the commitment.
-- ``piramide-seed-v2:<preset>:<seed>:<salt>``: every challenge since, with a secret salt of
-  128 random bits as 32 lower-case hex digits, revealed together with the seed.  Nobody can find
-  the seed before the reveal, and nobody can find a second (seed, salt) with the same hash.
+The SHA-256, in lower-case hex, of ``piramide-seed-v1:<preset>:<seed>`` (the first challenges) or
+``piramide-seed-v2:<preset>:<seed>:<salt>`` (every challenge since, with a secret 128-bit salt).
+The schemes, and how to check one: docs/formats.md, *Checking a challenge*.
 """
 
 from __future__ import annotations

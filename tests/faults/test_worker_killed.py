@@ -1,16 +1,8 @@
 """A Celery worker is killed (SIGKILL) in the middle of a verification.
 
-The verification (solve, then a par search that runs to its time limit: a few seconds) is enqueued
-the way the admin does it, after the commit.  Tasks are acknowledged only when they finish:
-
-- the whole worker killed (nothing left to say a word): the message stays unacknowledged in Redis
-  and comes back after the broker's visibility timeout (short here:
-  ``CELERY_BROKER_VISIBILITY_TIMEOUT``), to the worker started in its place;
-- only the pool process running the task killed (out of memory, a crash) under a live worker:
-  ``task_reject_on_worker_lost`` puts the task back on the queue at once.
-
-Either way the verification runs again from the start and leaves exactly one result: the challenge
-verified once, one task success in the workers' logs, nothing left queued or unacknowledged.
+Whether the whole worker or only the pool process running the task is killed, the verification runs
+again from the start and leaves exactly one result.  The cases and figures: docs/operations.md,
+*A Celery worker dies mid-task*.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The whole REST API fuzzed from its own OpenAPI schema with schemathesis, in-process.
 
-Every operation of ``/api/schema/`` gets cases drawn from the schema (valid ones and, for bad
-input, ones that break it), sent through the real Django application (WSGI, same database) with
-a signed-in session and its CSRF token.  Path ids are steered onto the day's real objects most of
-the time, so the cases reach the services instead of stopping at 404.  Every response must pass
-schemathesis's checks: no 5xx, a documented status code, content type and headers, and a body
-that matches the documented schema; and input that breaks the schema must be refused.
-
-Not checked: that every schema-valid request is accepted.  The rules refuse many well-formed
-requests (an illegal move, a wrong current password) with a documented 400, by design.
+Every operation gets cases drawn from the schema, sent through the real application with a signed-in
+session; every response must pass schemathesis's checks.  What is and is not checked:
+docs/testing.md, *The API fuzzed from its schema*.
 """
 
 from __future__ import annotations

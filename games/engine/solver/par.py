@@ -1,14 +1,7 @@
-"""Par: the highest score any legal play of a deal reaches (docs/solver.md).
+"""Par: the highest score any legal play of a deal reaches (docs/solver.md, *Par*).
 
-The engine's score is a function of the position alone: ten points for every card gone (a pair
-is two cards, a king one), ten for every emptied row, minus ten for every recycle.  So the par is
-the largest score over the positions reachable from the start, which makes it a reachability
-search again: a branch-and-bound depth-first search that skips a position when even its most
-generous upper bound cannot beat the best score already reached.
-
-Unlike the winnability search, nothing here may discard a position for being lost: a lost game
-still scores, and the game ends exactly where the engine ends it (cleared, no move left, or frozen
-where the rules end it so: ``Table.ends``).
+A branch-and-bound depth-first search over the positions reachable from the start; unlike the
+winnability search it never discards a position for being lost.
 """
 
 from __future__ import annotations

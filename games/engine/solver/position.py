@@ -1,18 +1,7 @@
 """The solver's compact position: the engine's rules restated on plain integers and tuples.
 
-The engine's ``Game`` is built for players (cards, refs, readable refusals); the search needs a
-state it can hash and copy in a few machine words.  A position here is a tuple
-
-    (removed, stock, waste, drawn, recycles, house)
-
-``removed`` is the engine's pyramid bit mask; ``stock`` and ``waste`` hold card *values* (suits
-never matter to the rules, so positions that differ only in suits merge); ``drawn`` is the value
-held in play under ``DRAWN_AND_WASTE`` (0 for none); ``house`` packs what forty-house's house rules
-look back at (see ``HOUSE_*``) and is 0 for every other rule set.
-
-Moves are small tuples ``(kind, a, b)``; a card place is a pyramid index (0 and up), ``STOCK_REF``
-(-1) or the waste at depth d (``-1 - d``).  ``to_move`` turns them back into engine moves, so a line
-found here is replayed by the engine itself in the tests.
+A position is ``(removed, stock, waste, drawn, recycles, house)``, a move ``(kind, a, b)``;
+``Table.to_move`` turns a move back into an engine move.  Design: docs/solver.md, *The position*.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """The bag relaxation: could the pyramid be cleared if every card outside it were always at hand?
 
-Forget the order of the stock and the waste, the passes and who covers whom out there: keep the
-pyramid exactly, and let any outside card of the right value pair with a free pyramid card at any
-time, each outside card once.  Every real line is also a line of this relaxed game (it uses each
-outside card at most once, and only while the pyramid card is free), so a pyramid the relaxed game
-cannot clear can never be cleared: the position is lost.
-
-The relaxed position is just (pyramid mask, bag of outside values), and a search over the real
-game meets the same pair many times over (differing only in stock order, pointer and passes),
-so the answers are remembered for the whole solve.  A bag is an integer: four bits per value.
+If not, the position is lost.  A relaxed position is (pyramid mask, bag of outside values), its
+answer remembered for the whole solve.  Why it is sound: docs/solver.md, rule 4 of *Pruning rules*.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The par search's clearing question (``parbound.Perfect``) compiled by Numba, with the two
-upper bounds it asks (``RelaxedMax`` and ``StackMax``): where removals take only pyramid cards, the
-stock top and the waste top, and no card is held in play (classic, one-pass, egyptian, forty-open,
-double).
+upper bounds it asks (``RelaxedMax`` and ``StackMax``), for classic, one-pass, egyptian, forty-open
+and double.
 
-It makes the stops, the tests and the moves of the pure-Python classes, in the same order, and
-keeps its own memos for the whole par search (answers of the relaxations, failures of the
-clearing question), so that a fresh pure-Python ``Perfect`` and a fresh ``KernelPerfect`` asked
-the same questions make the same stops (the tests hold them to it).  Numba does not cache
-recursive functions, so each search keeps its frames in arrays and walks them in a loop.  An
-outside sequence is packed fifteen values to a 64-bit word, as in ``kernels.relax``.
+``KernelPerfect`` makes the stops of the pure-Python classes, in the same order.  Design:
+docs/solver.md, *The clearing search compiled*.
 """
 
 from __future__ import annotations

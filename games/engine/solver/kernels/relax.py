@@ -2,12 +2,8 @@
 count (rule 8), compiled by Numba; ``StackKernel`` puts them behind ``relax.StackRelaxation``'s
 questions.
 
-Imported only at run time (``kernel.Stack.move``, ``apex.FinalCard.compile``, ``warm.warm``), once
-a search has use for it: importing Numba and
-loading the compiled code from its cache takes about half a second, compiling it (once per
-installation, into ``__pycache__``) some seconds.  Numba does not cache recursive functions, so
-both searches keep their frames in arrays and walk them in a loop.  A waste is an array of values,
-bottom first; in a memo key it is packed fifteen values to a word.
+Imported only at run time, once a search has use for it.  Design and figures: docs/solver.md,
+*The compiled kernel*.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """The winnability search itself compiled by Numba (``KernelSearch``): ``WinSearch._search`` of a
-position, every stretch under it included, where no card is held in play and draws run freely:
-where only the tops play (the stock top and the waste top with stock-waste pairs, as in classic
-and one-pass; the waste top alone without them, as in egyptian, forty-open and double), and under
-forty-house's house rules once the return-three can no longer happen (the waste top alone, waste
-cards pairing among the top four, put-backs).
+position and every stretch under it, where no card is held in play and draws run freely.
 
-It makes the stops, the tests and the moves of the pure-Python search, in the same order in a run
-that does not shuffle (``search``, docs/solver.md), and asks the compiled relaxations of
-``kernels.relax`` (whose table, memo and arrays it shares), with the segment relaxation (rule 7)
-compiled here.  Numba does not cache recursive functions, so it keeps the stretches' frames in
-arrays and walks them in a loop.
+It makes the stops, the tests and the moves of the pure-Python search, asking the compiled
+relaxations of ``kernels.relax``.  Where it runs, and how: docs/solver.md, *The compiled kernel*.
 """
 
 from __future__ import annotations
