@@ -23,8 +23,9 @@ venv: $(STAMP)
 # PYTEST_ARGS adds anything else (-k, -x, paths).  pytest keeps only the last -m it is given, so
 # a -m in PYTEST_ARGS would silently replace PYTEST_MARKERS: that is refused.
 # PYTEST_WORKERS is how many pytest-xdist processes share the tests (2, this project's machines'
-# cores; 1 runs them in one process, as the slow lane does: its browsers, killed servers and load
-# runs measure time and must not share the cores).
+# cores; 1 runs them in one process).  Every lane runs on two: each worker has a test database of
+# its own (pytest-django) and, against Redis, a Redis database of its own
+# (piramide_site/settings/test.py).
 PYTEST_MARKERS ?= not slow
 PYTEST_ARGS ?=
 PYTEST_DURATIONS ?= --durations=15
@@ -45,15 +46,15 @@ test: $(STAMP)
 
 # The slow tests alone, without mypy (narrow them with PYTEST_ARGS='tests/browser').
 test-slow: $(STAMP)
-	$(MAKE) test-pytest PYTEST_MARKERS=slow PYTEST_WORKERS=1
+	$(MAKE) test-pytest PYTEST_MARKERS=slow
 
 test-pytest: $(STAMP)
 	$(pytest_args_check)
 	$(PY) -m pytest $(PYTEST_N) $(PYTEST_M) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
 
-# Everything, slow tests included (what .ci/run's first pass runs, less its -m "not servers").
+# Everything, slow tests included (.ci/run's first pass, less its -m "not servers").
 test-all: $(STAMP)
-	$(MAKE) test PYTEST_MARKERS= PYTEST_WORKERS=1
+	$(MAKE) test PYTEST_MARKERS=
 
 # The site on the embedded defaults (SQLite, in-memory channel layer, eager Celery tasks), or on
 # Postgres / Redis / a Celery worker when DATABASE_URL and REDIS_URL are set.  uvicorn starts

@@ -2,9 +2,30 @@
 
 import os
 import tempfile
+from urllib.parse import urlsplit, urlunsplit
 
-from .base import *  # noqa: F403
-from .base import env
+
+def redis_url_of_worker(url: str, worker: int) -> str:
+    """``url`` with its database number raised by ``worker`` (``redis://h:6379/2``, worker 1: ``/3``)."""
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0) + worker
+    if number > 15:
+        raise ValueError(f"REDIS_URL {url}: worker {worker} would need Redis database {number}, past the default 15")
+    return urlunsplit(parts._replace(path=f"/{number}"))
+
+
+# Each pytest-xdist worker has a Redis database of its own: two workers' tests would otherwise share
+# the Celery broker's queues (a worker could take the other's task, on the other's database), the
+# cache and the limits.  (Each worker's Postgres test database is its own already: pytest-django
+# adds the worker to its name.)  Done once, in the worker's process, before the settings read it;
+# the servers and Celery workers its tests start inherit the result and keep it.
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _XDIST_WORKER.startswith("gw") and os.environ.get("REDIS_URL") and not os.environ.get("PIRAMIDE_TEST_REDIS_WORKER"):
+    os.environ["REDIS_URL"] = redis_url_of_worker(os.environ["REDIS_URL"], int(_XDIST_WORKER[2:]))
+    os.environ["PIRAMIDE_TEST_REDIS_WORKER"] = _XDIST_WORKER
+
+from .base import *  # noqa: E402, F403
+from .base import env  # noqa: E402
 
 DEBUG = False
 SECRET_KEY = "test-only-key"

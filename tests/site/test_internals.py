@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core import signals
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest
-from django.db import connection, connections, transaction
+from django.db import close_old_connections, connection, connections, transaction
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from rest_framework.request import Request
@@ -168,6 +168,9 @@ def test_closing_a_response_sends_request_finished_from_the_handler_it_names() -
     def heard(sender: Any, **kwargs: Any) -> None:
         senders.append(sender)
 
+    # as Django's test client does: the signal's other receiver would check this thread's database
+    # connection, which an earlier test on the same process may have left open
+    signals.request_finished.disconnect(close_old_connections)
     signals.request_finished.connect(heard)
     try:
         response = HttpResponse("x")
@@ -175,6 +178,7 @@ def test_closing_a_response_sends_request_finished_from_the_handler_it_names() -
         response.close()
     finally:
         signals.request_finished.disconnect(heard)
+        signals.request_finished.connect(close_old_connections)
     assert SyncChainASGIHandler in senders, "HttpResponseBase._handler_class: no longer request_finished's sender"
 
 

@@ -141,3 +141,13 @@ def test_the_pool_caps_a_process_connections_and_a_request_over_it_waits_then_fa
     assert done == 10 and distinct <= 2
     # With both held, the next one waits DJANGO_DB_POOL_TIMEOUT, then gets Django's OperationalError (a 503).
     assert errors == ["django.db.utils.OperationalError"] and 0.9 <= waited < 2.5
+
+
+def test_each_pytest_xdist_worker_of_the_suite_has_a_redis_database_of_its_own():
+    test_settings = {"DJANGO_SETTINGS_MODULE": "piramide_site.settings.test", "REDIS_URL": "redis://r:6379/2"}
+    assert load(**test_settings)[4] == "redis://r:6379/2"
+    assert load(**test_settings, PYTEST_XDIST_WORKER="gw0")[4] == "redis://r:6379/2"
+    assert load(**test_settings, PYTEST_XDIST_WORKER="gw1")[4] == "redis://r:6379/3"
+    # a server or Celery worker the worker's tests start inherits its environment: not raised again
+    inherited = {**test_settings, "REDIS_URL": "redis://r:6379/3", "PIRAMIDE_TEST_REDIS_WORKER": "gw1"}
+    assert load(**inherited, PYTEST_XDIST_WORKER="gw1")[4] == "redis://r:6379/3"
