@@ -16,7 +16,6 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -33,8 +32,7 @@ from games.engine import (
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
 from games.engine.rules import UnknownPresetError
-from leaderboard.models import Score
-from leaderboard.services import STANDING_AT_WRITE_SQL, STANDING_REASON_AT_WRITE_SQL, score_record, scores_claim
+from leaderboard.services import SCORE_AT_END_SQL, score_at_end_args, score_record, scores_claim
 from plumbing import metrics
 from plumbing.device import Origin
 from plumbing.errors import (
@@ -405,9 +403,8 @@ def guest_games_claim(*, guest: Any, player: Any) -> GuestClaim:
                     left.append(game)
                     continue
             kept.append(game)
-        score_ids = list(Score.objects.filter(game__in=kept).values_list("pk", flat=True))
-        if score_ids:
-            scores_claim(score_ids=score_ids, player_id=player.pk)
+        if kept:
+            scores_claim(game_ids=[game.pk for game in kept], player_id=player.pk)
 
         def forget() -> None:
             for game in kept:
@@ -624,9 +621,9 @@ class MoveRow(NamedTuple):
 
 
 # A move that ends the game, from the server's loop (games/live_moves.py): the game row's end and
-# score as ``_finish`` writes them, the move, and for a ranked game its Score row, in one statement
-# (one commit); it returns the Score's id (the game's for practice).  A second Score for the player
-# and challenge breaks the unique constraint and writes nothing, as on the locked path.
+# score as ``_finish`` writes them, the move, and for a ranked game its Score row (leaderboard's
+# ``SCORE_AT_END_SQL``), in one statement (one commit); it returns the Score's id (the game's for
+# practice).
 _MOVE_END_HEAD = f"""
 WITH moved AS (
     UPDATE {Game._meta.db_table} SET move_count = %s, version = %s, outcome = %s, finished_at = %s, score = %s
@@ -637,18 +634,7 @@ WITH moved AS (
     SELECT id, %s, %s, %s FROM moved
 )"""
 MOVE_END_SQL = _MOVE_END_HEAD + "\nSELECT id FROM moved\n"
-MOVE_END_RANKED_SQL = (
-    _MOVE_END_HEAD
-    + f""", scored AS (
-    INSERT INTO {Score._meta.db_table}
-        (player_id, challenge_id, game_id, date, preset, points, moves, won, finished_at, standing, standing_reason)
-    SELECT u.id, %s, moved.id, %s, %s, %s, %s, %s, %s, {STANDING_AT_WRITE_SQL}, {STANDING_REASON_AT_WRITE_SQL}
-    FROM moved, {get_user_model()._meta.db_table} u WHERE u.id = %s
-    RETURNING id
-)
-SELECT id FROM scored
-"""
-)
+MOVE_END_RANKED_SQL = _MOVE_END_HEAD + ",\n" + SCORE_AT_END_SQL + "\nSELECT id FROM scored\n"
 
 
 @dataclass(frozen=True)
@@ -705,10 +691,17 @@ class HintedMove:
             now,
         ]
         if facts.ranked:
-            won = self.outcome == Game.Outcome.WON
-            day_start = challenge_day_start(facts.challenge_date)
-            args += [facts.challenge_id, facts.challenge_date, facts.preset, points, moves + 1, won, now]
-            args += [day_start, day_start, facts.player_id]
+            args += score_at_end_args(
+                player_id=facts.player_id,
+                challenge_id=facts.challenge_id,
+                date=facts.challenge_date,
+                preset=facts.preset,
+                points=points,
+                moves=moves + 1,
+                won=self.outcome == Game.Outcome.WON,
+                finished_at=now,
+                day_start=challenge_day_start(facts.challenge_date),
+            )
         return args
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -43,9 +43,8 @@ def standing_at_write(
 #: What "verified" is in SQL, over the player's row ``u`` (``User.email_verified``).
 _UNVERIFIED_SQL = "(u.email_verified_at IS NULL OR u.email = '')"
 
-#: ``standing_at_write`` as SQL, for the statement that ends a game from the server's loop
-#: (games/services.py ``MOVE_END_RANKED_SQL``): over the player's row ``u``, with the challenge
-#: day's start as the one parameter of each expression.
+#: ``standing_at_write`` as SQL, for ``SCORE_AT_END_SQL``: over the player's row ``u``, with the
+#: challenge day's start as the one parameter of each expression.
 STANDING_AT_WRITE_SQL = (
     f"CASE WHEN u.marked THEN '{Standing.EXCLUDED.value}' WHEN u.guest THEN '{Standing.PROVISIONAL.value}' "
     f"WHEN u.date_joined >= %s THEN '{Standing.PROVISIONAL.value}' WHEN {_UNVERIFIED_SQL} THEN '{Standing.PROVISIONAL.value}' "
@@ -56,6 +55,46 @@ STANDING_REASON_AT_WRITE_SQL = (
     f"WHEN u.date_joined >= %s THEN '{StandingReason.NEW_ACCOUNT.value}' WHEN {_UNVERIFIED_SQL} "
     f"THEN '{StandingReason.EMAIL_UNVERIFIED.value}' ELSE '' END"
 )
+
+
+#: The Score row of a ranked game that the server's loop ends with one statement (a move, the game's
+#: end and its score: games/services.py ``MOVE_END_RANKED_SQL``, which this CTE ends): the row
+#: ``score_record`` writes on the locked path, over ``moved``, the CTE that returns the ended game's
+#: id, with ``score_at_end_args``' parameters.  SQL, because the ORM cannot write three tables in one
+#: statement, and that statement is one round trip and one commit.  A second Score for the player
+#: and challenge breaks the unique constraint and writes nothing, as on the locked path.
+SCORE_AT_END_SQL = f"""scored AS (
+    INSERT INTO {Score._meta.db_table}
+        (player_id, challenge_id, game_id, date, preset, points, moves, won, finished_at, standing, standing_reason)
+    SELECT u.id, %s, moved.id, %s, %s, %s, %s, %s, %s, {STANDING_AT_WRITE_SQL}, {STANDING_REASON_AT_WRITE_SQL}
+    FROM moved, {get_user_model()._meta.db_table} u WHERE u.id = %s
+    RETURNING id
+)"""
+
+
+def score_at_end_args(
+    *,
+    player_id: int | None,
+    challenge_id: int,
+    date: dt.date,
+    preset: str,
+    points: int,
+    moves: int,
+    won: bool,
+    finished_at: dt.datetime,
+    day_start: dt.datetime,
+) -> list[Any]:
+    """The parameters of ``SCORE_AT_END_SQL``; ``day_start``: the challenge day's start."""
+    return [challenge_id, date, preset, points, moves, won, finished_at, day_start, day_start, player_id]
+
+
+def score_at_end_jobs(
+    *, score_id: int, player_id: int, challenge_id: int, date: dt.date, preset: str
+) -> list[tuple[Hashable, Job]]:
+    """The after-commit jobs of a Score that ``SCORE_AT_END_SQL`` wrote (``score_written_jobs``),
+    from what the statement was given."""
+    score = Score(pk=score_id, player_id=player_id, challenge_id=challenge_id, date=date, preset=preset)
+    return score_written_jobs(score)
 
 
 def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
@@ -142,9 +181,9 @@ def scores_standing_set(*, score_ids: list[int], standing: str, reason: str) -> 
     return len(changed)
 
 
-def scores_claim(*, score_ids: list[int], player_id: int) -> int:
-    """Guest scores kept by the player who signed up or in (``games.services.guest_games_claim``):
-    each becomes ``player_id``'s, and a guest's provisional standing becomes the one the player
+def scores_claim(*, game_ids: list[int], player_id: int) -> int:
+    """The scores of guest games kept by the player who signed up or in
+    (``games.services.guest_games_claim``): each becomes ``player_id``'s, and a guest's provisional standing becomes the one the player
     would have been written with; a standing fair play or staff gave stays.  Every board follows
     once the change commits, and fair play assesses the scores again under their new owner.
 
@@ -157,7 +196,7 @@ def scores_claim(*, score_ids: list[int], player_id: int) -> int:
     )
     with transaction.atomic():
         scores = list(
-            Score.objects.select_for_update().select_related("challenge").filter(pk__in=score_ids).order_by("pk")
+            Score.objects.select_for_update().select_related("challenge").filter(game_id__in=game_ids).order_by("pk")
         )
         players: dict[Board, set[int]] = {}
         for score in scores:
