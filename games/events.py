@@ -403,20 +403,23 @@ def _enqueue(loop: asyncio.AbstractEventLoop, sends: list[tuple[str, Encoded]]) 
     of_loop(_publishers, loop, lambda: _Publisher(loop)).put(sends)
 
 
-_sync_redis: Any = None
+#: The clients ``_send_elsewhere`` publishes with, by URL: one for the process's ``REDIS_URL``, and
+#: another only if the setting changes (as tests change it), never the first one's for the other.
+_sync_redis: dict[str, Any] = {}
 
 
 def _send_elsewhere(groups: dict[str, list[Encoded]]) -> None:
     """From outside a server's loop (a Celery task, a command, a test): publish to Redis and return,
     or, without Redis, hand the events to every running hub of this process."""
-    global _sync_redis
-    if settings.REDIS_URL:
+    url = settings.REDIS_URL
+    if url:
         import redis
 
-        if _sync_redis is None:
-            _sync_redis = redis.Redis.from_url(settings.REDIS_URL)
+        client = _sync_redis.get(url)
+        if client is None:
+            client = _sync_redis[url] = redis.Redis.from_url(url)
         prefix = pubsub_prefix()
-        pipe = _sync_redis.pipeline(transaction=False)
+        pipe = client.pipeline(transaction=False)
         for group, events in groups.items():
             pipe.publish(prefix + group, _message(NO_HUB, events))
         pipe.execute()

@@ -81,6 +81,19 @@ async def other_origins() -> None:
     await other.redis.aclose()
 
 
+def test_events_sent_from_outside_a_loop_go_to_the_redis_of_the_moment(on_redis, settings):
+    """A process that once published with another REDIS_URL (a test of an outage, here) keeps no
+    client of it for later: the next events reach the Redis the setting names."""
+    import redis
+
+    good = settings.REDIS_URL
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    with pytest.raises(redis.ConnectionError):
+        events._send_elsewhere({"test-hub-moment": [event(1)]})
+    settings.REDIS_URL = good
+    run_async(other_origins(), timeout=30)
+
+
 @asynccontextmanager
 async def two_hubs() -> AsyncIterator[tuple[events.Hub, events.Hub]]:
     """A hub, with its Redis client, and a second server's, closed afterwards."""
