@@ -9,6 +9,7 @@ challenge's day is over (docs/live.md, *Spoilers*).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,11 @@ FULL = "full"
 SUMMARY = "summary"
 ROOM_GAMES = 50
 ROOM_TOP = 10
+
+#: Where the room's top of the board comes from: leaderboard's ``challenge_board_page``, registered
+#: in its ``AppConfig.ready`` so that games imports no app above it.  Called with ``challenge_id``
+#: and ``limit``; returns what ``leaderboard_page`` does (``board``, ``entries``, ``total``).
+BOARD_PAGE: list[Callable[..., dict[str, Any]]] = []
 
 
 def player_ref(user: Any) -> dict[str, Any]:
@@ -201,10 +207,9 @@ def challenge_stats(*, challenge_id: int) -> dict[str, int]:
 
 
 def challenge_top(*, challenge_id: int, limit: int = ROOM_TOP) -> dict[str, Any]:
-    from leaderboard.boards import Board
-    from leaderboard.selectors import leaderboard_page
-
-    page = leaderboard_page(board=Board.for_challenge(challenge_id), limit=limit)
+    if not BOARD_PAGE:
+        raise RuntimeError("no app gives the challenge board's page: leaderboard is not installed")
+    page = BOARD_PAGE[0](challenge_id=challenge_id, limit=limit)
     top = [
         {
             "rank": row["rank"],

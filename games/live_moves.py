@@ -22,7 +22,6 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
-from leaderboard.services import score_at_end_jobs
 from plumbing import after_commit, metrics
 from plumbing.after_commit import Job
 from plumbing.loops import of_loop
@@ -274,13 +273,7 @@ async def move_make(*, game_id: int, player: Any, move: str, seen: int) -> LoopM
     if plan.ends and game.ranked:
         # as the locked path's ``score_record`` and ``publish_game_finished`` ask for them
         assert game.player_id is not None, "a ranked game is its player's"
-        score_jobs = score_at_end_jobs(
-            score_id=int(written),
-            player_id=game.player_id,
-            challenge_id=game.challenge_id,
-            date=plan.facts.challenge_date,
-            preset=plan.facts.preset,
-        )
+        score_jobs = plan.end_jobs(int(written))
         jobs = (*score_jobs, events.challenge_changes(game.challenge_id, leaderboard=True))
     metrics.move_applied("loop", play.state.deal.rules.name, time.perf_counter() - started)
     return LoopMove(play, view_text, sends, jobs)

@@ -7,10 +7,11 @@ short transaction that checks the challenge still has the seed that was solved.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -32,8 +33,8 @@ from games.engine import (
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
 from games.engine.rules import UnknownPresetError
-from leaderboard.services import SCORE_AT_END_SQL, score_at_end_args, score_record, scores_claim
 from plumbing import metrics
+from plumbing.after_commit import Job
 from plumbing.device import Origin
 from plumbing.errors import (
     BadRequest,
@@ -60,6 +61,38 @@ from .selectors import (
 )
 
 log = logging.getLogger(__name__)
+
+#: What writes a ranked game's score as the game ends, inside the ending transaction, which holds the
+#: game row: leaderboard's ``score_record``, registered in its ``AppConfig.ready`` so that games
+#: imports no app above it.  Called with ``game``, ``moves`` and ``won``; an IntegrityError is a
+#: second score for the player and challenge.
+SCORE_RECORD: list[Callable[..., object]] = []
+
+#: What follows guest games kept by the player who signed up or in, inside the claim's transaction:
+#: leaderboard's ``scores_claim`` (their scores change hands), registered as ``SCORE_RECORD`` is.
+#: Called with ``game_ids`` and ``player_id``.
+GAMES_CLAIMED: list[Callable[..., object]] = []
+
+
+@dataclass(frozen=True)
+class RankedEnd:
+    """What the server's loop writes besides the game and its move when a move ends a ranked game, in
+    the same statement (``HintedMove.end_sql``): its Score row, as ``SCORE_RECORD`` writes it on the
+    locked path.  Given by leaderboard (``leaderboard.services.SCORE_AT_END``) in ``RANKED_END``."""
+
+    #: a CTE named ``scored``, over ``moved`` (the ended game's id), that returns the row's id
+    cte: str
+    #: its parameters, from ``player_id``, ``challenge_id``, ``date``, ``preset``, ``points``,
+    #: ``moves``, ``won``, ``finished_at`` and ``day_start`` (the challenge day's start)
+    args: Callable[..., list[Any]]
+    #: the after-commit jobs of the row it wrote, from ``score_id``, ``player_id``,
+    #: ``challenge_id``, ``date`` and ``preset``
+    jobs: Callable[..., list[tuple[Hashable, Job]]]
+
+
+#: The ``RankedEnd`` leaderboard registers in its ``AppConfig.ready``; without one, a ranked game's
+#: end takes the locked path.
+RANKED_END: list[RankedEnd] = []
 
 # ----------------------------------------------------------------- verification
 
@@ -404,7 +437,8 @@ def guest_games_claim(*, guest: Any, player: Any) -> GuestClaim:
                     continue
             kept.append(game)
         if kept:
-            scores_claim(game_ids=[game.pk for game in kept], player_id=player.pk)
+            for claimed in GAMES_CLAIMED:
+                claimed(game_ids=[game.pk for game in kept], player_id=player.pk)
 
         def forget() -> None:
             for game in kept:
@@ -464,7 +498,8 @@ def _finish(game: Game, outcome: str, moves: list[Any]) -> None:
     if game.ranked and game.player_id is not None:
         try:
             with transaction.atomic():
-                score_record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
+                for record in SCORE_RECORD:
+                    record(game=game, moves=moves, won=outcome == Game.Outcome.WON)
         except IntegrityError:
             # the caller's transaction is rolled back with this: the game stays as it was
             raise Conflict(
@@ -621,9 +656,11 @@ class MoveRow(NamedTuple):
 
 
 # A move that ends the game, from the server's loop (games/live_moves.py): the game row's end and
-# score as ``_finish`` writes them, the move, and for a ranked game its Score row (leaderboard's
-# ``SCORE_AT_END_SQL``), in one statement (one commit); it returns the Score's id (the game's for
-# practice).
+# score as ``_finish`` writes them, the move, and for a ranked game its Score row (``RANKED_END``),
+# in one statement (one commit); it returns the Score's id (the game's for practice).  SQL, because
+# the ORM cannot write three tables in one statement, and one statement is one round trip and one
+# commit.  A second Score for the player and challenge breaks the unique constraint and writes
+# nothing, as on the locked path.
 _MOVE_END_HEAD = f"""
 WITH moved AS (
     UPDATE {Game._meta.db_table} SET move_count = %s, version = %s, outcome = %s, finished_at = %s, score = %s
@@ -634,7 +671,12 @@ WITH moved AS (
     SELECT id, %s, %s, %s FROM moved
 )"""
 MOVE_END_SQL = _MOVE_END_HEAD + "\nSELECT id FROM moved\n"
-MOVE_END_RANKED_SQL = _MOVE_END_HEAD + ",\n" + SCORE_AT_END_SQL + "\nSELECT id FROM scored\n"
+
+
+@functools.cache
+def move_end_ranked_sql(scored: str) -> str:
+    """``MOVE_END_SQL`` for a ranked game, with ``scored``, the CTE of its Score row (``RankedEnd``)."""
+    return _MOVE_END_HEAD + ",\n" + scored + "\nSELECT id FROM scored\n"
 
 
 @dataclass(frozen=True)
@@ -671,7 +713,7 @@ class HintedMove:
         return self.write_row(now).args()
 
     def end_sql(self) -> str:
-        return MOVE_END_RANKED_SQL if self.facts.ranked else MOVE_END_SQL
+        return move_end_ranked_sql(RANKED_END[0].cte) if self.facts.ranked else MOVE_END_SQL
 
     def end_args(self, now: dt.datetime) -> list[Any]:
         """The parameters of ``end_sql()``: the game's end and score as ``_finish`` writes them."""
@@ -691,7 +733,7 @@ class HintedMove:
             now,
         ]
         if facts.ranked:
-            args += score_at_end_args(
+            args += RANKED_END[0].args(
                 player_id=facts.player_id,
                 challenge_id=facts.challenge_id,
                 date=facts.challenge_date,
@@ -703,6 +745,17 @@ class HintedMove:
                 day_start=challenge_day_start(facts.challenge_date),
             )
         return args
+
+    def end_jobs(self, score_id: int) -> list[tuple[Hashable, Job]]:
+        """The after-commit jobs of the Score a ranked end's statement wrote (``RankedEnd.jobs``)."""
+        facts = self.facts
+        return RANKED_END[0].jobs(
+            score_id=score_id,
+            player_id=facts.player_id,
+            challenge_id=facts.challenge_id,
+            date=facts.challenge_date,
+            preset=facts.preset,
+        )
 
 
 def moves_missed_since(game_id: int, player: Any, seen: int) -> int | None:
@@ -753,7 +806,7 @@ def move_from_hint_plan(
         after = state.apply(parsed)
     except (IllegalMoveError, NotationError):
         return None  # the locked path says why (or that the client is out of date)
-    if after.outcome is not Outcome.IN_PROGRESS and not ending:
+    if after.outcome is not Outcome.IN_PROGRESS and (not ending or (facts.ranked and not RANKED_END)):
         return None  # an ending move scores the game: the locked path does that
     return HintedMove(game_id, player, facts, known.version + len(missed), seen, after)
 

@@ -130,6 +130,11 @@ def leaderboard_page(*, board: Board, offset: int = 0, limit: int = 100) -> dict
     return {"board": board.key, "total": total, "entries": _rows(entries, offset + 1)}
 
 
+def challenge_board_page(*, challenge_id: int, limit: int) -> dict[str, Any]:
+    """The top of a challenge's board, for its live room (``games.live.BOARD_PAGE``)."""
+    return leaderboard_page(board=Board.for_challenge(challenge_id), limit=limit)
+
+
 def leaderboard_around(*, board: Board, player_id: int, radius: int = 5) -> dict[str, Any]:
     """A player's own rank and the ``radius`` entries either side of it (empty if unranked)."""
     store = rank_store()

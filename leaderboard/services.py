@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from games.engine import get_rules, score_moves
+from games.services import RankedEnd
 from plumbing.after_commit import Job, later
 
 from .boards import Board, boards_of
@@ -43,7 +44,7 @@ def standing_at_write(
 #: What "verified" is in SQL, over the player's row ``u`` (``User.email_verified``).
 _UNVERIFIED_SQL = "(u.email_verified_at IS NULL OR u.email = '')"
 
-#: ``standing_at_write`` as SQL, for ``SCORE_AT_END_SQL``: over the player's row ``u``, with the
+#: ``standing_at_write`` as SQL, for ``_SCORE_AT_END_SQL``: over the player's row ``u``, with the
 #: challenge day's start as the one parameter of each expression.
 STANDING_AT_WRITE_SQL = (
     f"CASE WHEN u.marked THEN '{Standing.EXCLUDED.value}' WHEN u.guest THEN '{Standing.PROVISIONAL.value}' "
@@ -58,12 +59,10 @@ STANDING_REASON_AT_WRITE_SQL = (
 
 
 #: The Score row of a ranked game that the server's loop ends with one statement (a move, the game's
-#: end and its score: games/services.py ``MOVE_END_RANKED_SQL``, which this CTE ends): the row
+#: end and its score: games/services.py ``HintedMove.end_sql``, whose last CTE this is): the row
 #: ``score_record`` writes on the locked path, over ``moved``, the CTE that returns the ended game's
-#: id, with ``score_at_end_args``' parameters.  SQL, because the ORM cannot write three tables in one
-#: statement, and that statement is one round trip and one commit.  A second Score for the player
-#: and challenge breaks the unique constraint and writes nothing, as on the locked path.
-SCORE_AT_END_SQL = f"""scored AS (
+#: id, with ``score_at_end_args``' parameters.
+_SCORE_AT_END_SQL = f"""scored AS (
     INSERT INTO {Score._meta.db_table}
         (player_id, challenge_id, game_id, date, preset, points, moves, won, finished_at, standing, standing_reason)
     SELECT u.id, %s, moved.id, %s, %s, %s, %s, %s, %s, {STANDING_AT_WRITE_SQL}, {STANDING_REASON_AT_WRITE_SQL}
@@ -84,17 +83,21 @@ def score_at_end_args(
     finished_at: dt.datetime,
     day_start: dt.datetime,
 ) -> list[Any]:
-    """The parameters of ``SCORE_AT_END_SQL``; ``day_start``: the challenge day's start."""
+    """The parameters of ``_SCORE_AT_END_SQL``; ``day_start``: the challenge day's start."""
     return [challenge_id, date, preset, points, moves, won, finished_at, day_start, day_start, player_id]
 
 
 def score_at_end_jobs(
     *, score_id: int, player_id: int, challenge_id: int, date: dt.date, preset: str
 ) -> list[tuple[Hashable, Job]]:
-    """The after-commit jobs of a Score that ``SCORE_AT_END_SQL`` wrote (``score_written_jobs``),
+    """The after-commit jobs of a Score that ``_SCORE_AT_END_SQL`` wrote (``score_written_jobs``),
     from what the statement was given."""
     score = Score(pk=score_id, player_id=player_id, challenge_id=challenge_id, date=date, preset=preset)
     return score_written_jobs(score)
+
+
+#: What the loop's statement that ends a ranked game writes of its score (``games.services.RANKED_END``).
+SCORE_AT_END = RankedEnd(cte=_SCORE_AT_END_SQL, args=score_at_end_args, jobs=score_at_end_jobs)
 
 
 def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
