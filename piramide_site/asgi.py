@@ -1,8 +1,8 @@
-"""The ASGI application: Django builds first, then the Channels router (see docs/style.md).
+"""The ASGI application: Django builds first, then the Channels router.
 
-HTTP goes to Django, past a cap on each client's requests in flight (plumbing/inflight.py).  WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS,
-then the session middleware that puts the signed-in user in the scope (Channels' own, its read of
-the user on the thread pool: plumbing/socket_auth.py), then the per-user and
+HTTP goes to Django, past a cap on each client's requests in flight (plumbing/inflight.py).
+WebSockets (docs/live.md) pass the origin check against ALLOWED_HOSTS, then the session middleware
+that puts the signed-in user in the scope (plumbing/socket_auth.py), then the per-user and
 per-address limits on open sockets and frames (plumbing/socket_limits.py), then the routes.
 """
 
