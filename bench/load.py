@@ -1,9 +1,9 @@
 """Load test: players sign in over HTTP and play full ranked games over WebSockets and HTTP,
 against the production shape, then every stored move and score is checked.
 
-    .venv/bin/python bench/load.py [--players 1000] [--duration 300] [--servers 2]
+    .venv/bin/python bench/load.py [--players 1000] [--duration 300] [--servers 2] [--seed -1]
                                    [--database-url postgres://postgres@127.0.0.1:5432]
-                                   [--redis-url redis://127.0.0.1:6379/3]
+                                   [--redis-url redis://127.0.0.1:6379/3] [--server-root DIR]
 
 It drops and recreates the database ``piramide_load`` on that Postgres, migrates it, creates
 today's classic challenge with a winnable deal and the players (each with a real password hash),
@@ -31,6 +31,11 @@ count matches its log, and every finished game's score, and its leaderboard row,
 of a replay of its stored move log.  Per-address limits are raised for the run (every client
 shares 127.0.0.1); per-user limits stay as configured.  The clients' own garbage collector is
 paused while they play (bench/collector.py), so its pauses are not counted as the servers'.
+
+To compare two versions of the code, run both on the same deal (``--seed``: the first classic deal
+from that seed on whose winning line the solver finds; -1, the default, draws one), the servers
+and the worker of the other from its checkout (``--server-root``, e.g. ``git worktree add
+/tmp/before <commit>``), one after the other, alternately.
 
 tests/integration/test_load.py runs a short form of it in the suite.
 """
@@ -202,8 +207,9 @@ class World:
     usernames: list[str]
 
 
-def build_world(players: int) -> World:
-    """Today's classic challenge with a winnable deal, and ``players`` players sharing one password hash.
+def build_world(players: int, seed: int = -1) -> World:
+    """Today's classic challenge with a winnable deal (the first from ``seed`` on; -1: a random one),
+    and ``players`` players sharing one password hash.
 
     The hash is made by the first hasher of the servers' settings (Argon2id, OWASP's minimum work),
     as a password set or re-hashed in production is, whatever hashers this process's settings list
@@ -225,11 +231,13 @@ def build_world(players: int) -> World:
     if challenge is not None:
         line = solve(EngineGame.start(challenge.deal), time_limit=20).line
     else:
+        tried = seed
         while True:
-            seed = draw_seed()
+            seed = draw_seed() if tried < 0 else seed
             line = solve(EngineGame.from_seed("classic", seed), time_limit=5).line
             if line:
                 break
+            seed += 1
         challenge = DailyChallenge.objects.create(
             date=today,
             preset="classic",
@@ -651,6 +659,13 @@ def main() -> None:
         help="the database to (re)create and run on",
     )
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3"))
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=-1,
+        help="the day's deal: the first winnable classic deal from this seed on (-1: a random one)",
+    )
+    parser.add_argument("--server-root", help="run the servers and the worker from this checkout instead")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
@@ -669,8 +684,13 @@ def main() -> None:
     import django
 
     django.setup()
-    world = build_world(args.players)
+    world = build_world(args.players, args.seed)
     print(f"challenge {world.challenge_id}: a {len(world.line)}-move winning line", flush=True)
+    if args.server_root:
+        global ROOT
+        ROOT = Path(args.server_root).resolve()
+        env["PYTHONPATH"] = str(ROOT)
+        print(f"servers and worker from {ROOT}", flush=True)
     shape = start_shape(env, args.servers, Path(tempfile.gettempdir()) / f"piramide-load-{os.getpid()}")
     try:
         import uvloop
