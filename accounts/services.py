@@ -182,9 +182,9 @@ def user_follow_token_reset(*, user: User) -> User:
 
 #: What other apps do with an account about to be deleted, inside ``account_remove``'s transaction
 #: and before the row goes, each called with the locked row; registered in their ``AppConfig.ready``,
-#: so that accounts import no other app: leaderboard takes its scores off every board, games keep
-#: its games linked to nobody, races hand over the rooms it hosts (rows that would otherwise go
-#: with it).
+#: so that accounts import no other app, and called in the order of ``INSTALLED_APPS``: games keep
+#: its games linked to nobody, leaderboard takes its scores off every board, races hand over the
+#: rooms it hosts (rows that would otherwise go with it).
 ACCOUNT_LEAVING: list[Callable[[User], None]] = []
 
 

@@ -677,6 +677,12 @@ def main() -> None:
         f"Postgres + Redis, production settings",
         flush=True,
     )
+    if args.server_root:
+        # the other checkout's migrations too, so that its servers run on the schema they expect
+        global ROOT
+        ROOT = Path(args.server_root).resolve()
+        env["PYTHONPATH"] = str(ROOT)
+        print(f"servers and worker from {ROOT}", flush=True)
     recreate_database(args.database_url, env, args.database_name)
     forget_keys(args.redis_url, prefix)
     os.environ.update({key: env[key] for key in ("DATABASE_URL", "REDIS_URL", "LEADERBOARD_KEY_PREFIX")})
@@ -686,11 +692,6 @@ def main() -> None:
     django.setup()
     world = build_world(args.players, args.seed)
     print(f"challenge {world.challenge_id}: a {len(world.line)}-move winning line", flush=True)
-    if args.server_root:
-        global ROOT
-        ROOT = Path(args.server_root).resolve()
-        env["PYTHONPATH"] = str(ROOT)
-        print(f"servers and worker from {ROOT}", flush=True)
     shape = start_shape(env, args.servers, Path(tempfile.gettempdir()) / f"piramide-load-{os.getpid()}")
     try:
         import uvloop

@@ -222,7 +222,7 @@ def _worker_process(django_db_setup: Any, django_db_blocker: Any) -> Iterator[su
         "PYTHONPATH": str(ROOT),
     }
     log = (
-        open(ROOT / ".pytest_cache" / "celery-worker.log", "wb")
+        open(ROOT / ".pytest_cache" / f"celery-worker{os.environ.get('PYTEST_XDIST_WORKER', '')}.log", "wb")
         if (ROOT / ".pytest_cache").is_dir()
         else subprocess.DEVNULL
     )
@@ -251,7 +251,7 @@ def _worker_process(django_db_setup: Any, django_db_blocker: Any) -> Iterator[su
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            pytest.fail(f"the Celery worker exited with {process.returncode} (see .pytest_cache/celery-worker.log)")
+            pytest.fail(f"the Celery worker exited with {process.returncode} (see .pytest_cache/celery-worker*.log)")
         if app.control.ping(timeout=1.0):
             break
     else:

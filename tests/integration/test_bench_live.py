@@ -5,9 +5,12 @@ move.  The full run (200 players, 200 spectators) prints the figures docs/live.m
 
 from __future__ import annotations
 
+import fcntl
 import json
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +29,18 @@ def postgres_server() -> str:
     return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
 
 
+@pytest.fixture
+def bench_alone() -> Iterator[None]:
+    """One bench/live.py run at a time on this machine: each drops and recreates its database
+    (``piramide_bench``) and clears its Redis keys, which a run on another pytest-xdist worker
+    would be using."""
+    with open(Path(tempfile.gettempdir()) / "piramide-bench-live.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def test_a_short_run_plays_every_round_and_prints_its_figures_with_no_error_and_no_move_lost(
-    postgres: Any, redis_url: str, tmp_path: Path
+    postgres: Any, redis_url: str, tmp_path: Path, bench_alone: None
 ) -> None:
     server = postgres_server()
     figures = tmp_path / "live.json"
@@ -91,7 +104,7 @@ def test_a_short_run_plays_every_round_and_prints_its_figures_with_no_error_and_
 
 
 def test_a_short_run_on_a_channels_layer_with_the_textbook_round_delivers_every_round_s_events(
-    postgres: Any, redis_url: str, tmp_path: Path
+    postgres: Any, redis_url: str, tmp_path: Path, bench_alone: None
 ) -> None:
     """``--events pubsub-layer --textbook``: the events travel on channels_redis's layer, and one
     more saturated round runs on the textbook consumer; both reach the spectators, and every move

@@ -57,7 +57,7 @@ def test_a_guest_score_is_provisional_for_being_a_guest_and_ranks_nowhere(store:
 def test_the_sql_standing_of_the_loop_path_agrees_with_the_python_one(
     marked: bool, guest: bool, joined_hours: int
 ) -> None:
-    """The socket's ending statement writes the standing in SQL (``MOVE_END_RANKED_SQL``): for every
+    """The socket's ending statement writes the standing in SQL (``leaderboard.services._SCORE_AT_END_SQL``): for every
     kind of account it must write what ``score_record`` writes."""
     day_start = challenge_day_start(dt.date(2026, 6, 1))
     player = make_player(marked=marked, guest=guest, date_joined=day_start + dt.timedelta(hours=joined_hours))
