@@ -965,12 +965,22 @@ def game_move_undo(*, game_id: int, player: Any, seen: int) -> Play:
 
 def games_player_leaving(player: Any) -> None:
     """Before ``player``'s account is deleted (``accounts.services.ACCOUNT_LEAVING``): its games
-    stay, for the day's statistics, linked to nobody (no player, no address, no device).
+    stay, for the day's statistics, linked to nobody (no player, no address, no device), and those
+    in progress end now, resigned with the points of their move log and no Score (nobody is left
+    to rank), so that no room shows a game nobody plays as played.
 
-    Updates the rows of its games without reading them (a game in progress ends with no score when
-    its day is closed: ``games_close_expired``).
+    Locks the games in progress, one at a time after the others are unlinked.
     """
-    Game.objects.filter(player_id=player.pk).update(player=None, start_address=None, start_device="")
+    games = Game.objects.filter(player_id=player.pk)
+    playing = list(games.filter(outcome=Game.Outcome.IN_PROGRESS).values_list("pk", flat=True))
+    games.update(player=None, start_address=None, start_device="")
+    for game in (
+        Game.objects.select_for_update(of=("self",))  # not the challenge row (see _locked_game)
+        .select_related("challenge")
+        .filter(pk__in=playing, outcome=Game.Outcome.IN_PROGRESS)
+        .order_by("pk")
+    ):
+        _resign(game)
 
 
 def games_close_expired(*, today: dt.date | None = None) -> int:

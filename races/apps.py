@@ -25,7 +25,7 @@ class RacesConfig(AppConfig):
         if pool_gauges not in metrics.state_sources:
             metrics.state_sources.append(pool_gauges)
         from accounts.services import ACCOUNT_LEAVING
-        from races.services import races_host_hand_over
+        from races.services import races_player_leaving
 
-        if races_host_hand_over not in ACCOUNT_LEAVING:
-            ACCOUNT_LEAVING.append(races_host_hand_over)
+        if races_player_leaving not in ACCOUNT_LEAVING:
+            ACCOUNT_LEAVING.append(races_player_leaving)

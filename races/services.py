@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework import status
 
@@ -118,15 +119,41 @@ def _locked_race(code: str) -> Race:
     return race
 
 
-def races_host_hand_over(user: Any) -> None:
+def races_player_leaving(user: Any) -> None:
     """Before ``user``'s account is deleted (``accounts.services.ACCOUNT_LEAVING``): each race it
     hosts passes to the player who joined next, so that the deletion, which takes the races its
-    account hosts with it, takes nobody else's race, entry or moves.  A race it alone is in goes."""
-    for race in Race.objects.select_for_update().filter(host_id=user.pk).order_by("pk"):
-        heir = race.entries.exclude(player_id=user.pk).select_related("player").order_by("joined_at", "id").first()
-        if heir is not None:
+    account hosts with it, takes nobody else's race, entry or moves (a race it alone is in goes);
+    and each race not over that it is in tells its room, once the deletion commits, that it left
+    (``race.player_left``, with the host), as a player leaving does: the pages there sync, so its
+    seat or game goes from them and its heir is shown the start.  Locks those races' rows."""
+    in_races = RaceEntry.objects.filter(player_id=user.pk).values("race_id")
+    races = Race.objects.select_for_update().filter(Q(host_id=user.pk) | Q(pk__in=in_races)).order_by("pk")
+    for race in races:
+        rest = race.entries.exclude(player_id=user.pk).select_related("player").order_by("joined_at", "id")
+        heir = rest.first()
+        if heir is None:
+            continue  # it alone is in it: the race goes with the account, or stays with nobody to tell
+        fields = []
+        if race.host_id == user.pk:
             race.host = heir.player
-            _bump(race, "host")
+            fields = ["host"]
+        if race.status == Race.Status.FINISHED or race.is_expired(timezone.now()):
+            if fields:
+                _bump(race, *fields)
+            continue
+        _bump(race, *fields)
+        events.publish_race_event(
+            code=race.code,
+            event={
+                "type": "race.player_left",
+                "v": 1,
+                "race": race.code,
+                "version": race.version,
+                "player": player_ref(user),
+                "players": rest.count(),
+                "host": player_ref(race.host),
+            },
+        )
 
 
 def _bump(race: Race, *fields: str) -> None:

@@ -98,36 +98,48 @@ def test_the_profile_page_deletes_the_account_with_the_password_and_signs_out(da
         assert names_on(board) == ["Staying"], board.key
 
 
-def test_an_account_deleted_mid_game_leaves_the_challenge_room_readable(day: dict[str, Any]) -> None:
-    """Its ranked game still in progress stays in the room's list, linked to nobody: the room's
-    snapshot names it "?" (it raised on the missing player, for everyone opening the room)."""
+def test_an_account_deleted_mid_game_ends_its_game_and_leaves_the_challenge_room_readable(
+    day: dict[str, Any],
+) -> None:
+    """Its ranked game in progress ends, resigned with no score, linked to nobody: the room no
+    longer lists it as played (found in Chromium: the room showed it "playing now", named "?",
+    until the day's end).  A game in progress with nobody is named "?" (the snapshot raised on
+    the missing player, for everyone opening the room)."""
     from accounts.services import user_delete
     from games.live import challenge_room_snapshot
+    from games.services import game_move_make
 
     challenge, staying = day["challenge"], day["staying"]
     going = make_player("going", display_name="Going")
-    Game.objects.create(challenge=challenge, player=going, ranked=True)
+    game = Game.objects.create(challenge=challenge, player=going, ranked=True)
+    game_move_make(game_id=game.pk, player=going, move="D", seen=0)
     user_delete(user=going, password=PASSWORD)
+    game.refresh_from_db()
+    assert game.outcome == Game.Outcome.RESIGNED and game.move_count == 1 and game.score is not None
+    assert not Score.objects.filter(game=game).exists()
+    snapshot = challenge_room_snapshot(challenge_id=challenge.pk)
+    assert snapshot["games"] == [] and snapshot["stats"]["playing"] == 0
+    assert staying.display_name in [entry["player"]["display_name"] for entry in snapshot["top"]]
+    # a game left in progress with nobody (deleted before deletions ended games) is named "?"
+    Game.objects.create(challenge=challenge, player=None, ranked=True)
     snapshot = challenge_room_snapshot(challenge_id=challenge.pk)
     assert [game["player"] for game in snapshot["games"]] == [{"id": None, "display_name": "?"}]
-    assert staying.display_name in [entry["player"]["display_name"] for entry in snapshot["top"]]
 
 
-def test_the_day_end_closes_an_open_game_of_a_deleted_account_and_every_game_after_it(store: Any) -> None:
-    """An account deleted in the middle of yesterday's ranked game: the hourly close resigns its
-    game with no score, and the other open games with theirs (it raised on the missing player,
-    leaving every game after it open, run after run)."""
+def test_the_day_end_closes_an_open_game_of_nobody_and_every_game_after_it(store: Any) -> None:
+    """A ranked game of yesterday left open with no player (as an account deleted mid-game left it
+    before its deletion ended the game): the hourly close resigns it with no score, and the other
+    open games with theirs (it raised on the missing player, leaving every game after it open, run
+    after run)."""
     import datetime as dt
 
-    from accounts.services import user_delete
     from games.selectors import local_today
     from games.services import games_close_expired
 
     challenge = make_challenge(date=local_today() - dt.timedelta(days=1))
-    going, staying = make_player("going"), make_player("staying")
-    orphan = Game.objects.create(challenge=challenge, player=going, ranked=True)
+    staying = make_player("staying")
+    orphan = Game.objects.create(challenge=challenge, player=None, ranked=True)
     other = Game.objects.create(challenge=challenge, player=staying, ranked=True)
-    user_delete(user=going, password=PASSWORD)
     assert games_close_expired() == 2
     orphan.refresh_from_db()
     other.refresh_from_db()

@@ -320,3 +320,46 @@ def test_a_race_its_deleted_host_alone_was_in_goes_with_the_account(player):
     race = race_create(host=player, preset="classic", seed=SEED)
     user_delete(user=player, password="a-long-pass-phrase-42")
     assert not Race.objects.filter(code=race.code).exists()
+
+
+def deleted_hearing(player, django_capture_on_commit_callbacks, monkeypatch):
+    """The race events published once ``player``'s account deletion commits."""
+    from accounts.services import user_delete
+    from games import events
+
+    sent = []
+    monkeypatch.setattr(events, "_send_now", lambda sends: sent.extend(sends))
+    with django_capture_on_commit_callbacks(execute=True):
+        user_delete(user=player, password="a-long-pass-phrase-42")
+    return [event for _, event in sent if event["type"].startswith("race.")]
+
+
+def test_a_host_deleting_their_account_in_the_lobby_tells_the_room_who_hosts_it_now(
+    race, player, other_player, django_capture_on_commit_callbacks, monkeypatch
+):
+    """Found in Chromium: the friend's open page still listed the deleted host and waited for it
+    to start the race; only a reload showed the friend the start."""
+    (event,) = deleted_hearing(player, django_capture_on_commit_callbacks, monkeypatch)
+    race.refresh_from_db()
+    assert event["type"] == "race.player_left" and event["version"] == race.version
+    assert event["player"]["id"] == player.pk and event["players"] == 1 and event["host"]["id"] == other_player.pk
+
+
+def test_a_player_deleting_their_account_mid_race_leaves_it_as_the_others_hear(
+    race, player, other_player, django_capture_on_commit_callbacks, monkeypatch
+):
+    race = started(race, player)
+    (event,) = deleted_hearing(other_player, django_capture_on_commit_callbacks, monkeypatch)
+    assert event["type"] == "race.player_left" and event["host"]["id"] == player.pk and event["players"] == 1
+    assert [entry["player"]["id"] for entry in race_view(Race.objects.get(pk=race.pk))["players"]] == [player.pk]
+
+
+def test_a_finished_race_hears_nothing_of_a_deleted_player_but_keeps_its_host(
+    race, player, other_player, django_capture_on_commit_callbacks, monkeypatch
+):
+    race = started(race, player)
+    race_leave(code=race.code, player=other_player)
+    race_leave(code=race.code, player=player)  # both games over: the race is finished
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+    assert deleted_hearing(player, django_capture_on_commit_callbacks, monkeypatch) == []
+    assert Race.objects.get(pk=race.pk).host_id == other_player.pk
