@@ -7,10 +7,10 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.services import ACCOUNT_LEAVING
+        from plumbing.hooks import hook_add
 
         from .rotation import check_rotation
         from .services import games_player_leaving
 
         checks.register(check_rotation)
-        if games_player_leaving not in ACCOUNT_LEAVING:
-            ACCOUNT_LEAVING.append(games_player_leaving)
+        hook_add(ACCOUNT_LEAVING, games_player_leaving)

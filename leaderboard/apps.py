@@ -10,6 +10,7 @@ class LeaderboardConfig(AppConfig):
         from accounts.verification import EMAIL_VERIFIED
         from games.live import BOARD_PAGE
         from games.services import GAMES_CLAIMED, RANKED_END, SCORE_RECORD
+        from plumbing.hooks import hook_add
 
         from .selectors import challenge_board_page
         from .services import (
@@ -20,15 +21,9 @@ class LeaderboardConfig(AppConfig):
             scores_player_verified,
         )
 
-        if scores_player_leaving not in ACCOUNT_LEAVING:
-            ACCOUNT_LEAVING.append(scores_player_leaving)
-        if scores_player_verified not in EMAIL_VERIFIED:
-            EMAIL_VERIFIED.append(scores_player_verified)
-        if score_record not in SCORE_RECORD:
-            SCORE_RECORD.append(score_record)
-        if scores_claim not in GAMES_CLAIMED:
-            GAMES_CLAIMED.append(scores_claim)
-        if SCORE_AT_END not in RANKED_END:
-            RANKED_END.append(SCORE_AT_END)
-        if challenge_board_page not in BOARD_PAGE:
-            BOARD_PAGE.append(challenge_board_page)
+        hook_add(ACCOUNT_LEAVING, scores_player_leaving)
+        hook_add(EMAIL_VERIFIED, scores_player_verified)
+        hook_add(SCORE_RECORD, score_record)
+        hook_add(GAMES_CLAIMED, scores_claim)
+        hook_add(RANKED_END, SCORE_AT_END)
+        hook_add(BOARD_PAGE, challenge_board_page)

@@ -20,12 +20,10 @@ class RacesConfig(AppConfig):
     name = "races"
 
     def ready(self) -> None:
-        from plumbing import metrics
-
-        if pool_gauges not in metrics.state_sources:
-            metrics.state_sources.append(pool_gauges)
         from accounts.services import ACCOUNT_LEAVING
+        from plumbing import metrics
+        from plumbing.hooks import hook_add
         from races.services import races_player_leaving
 
-        if races_player_leaving not in ACCOUNT_LEAVING:
-            ACCOUNT_LEAVING.append(races_player_leaving)
+        hook_add(metrics.state_sources, pool_gauges)
+        hook_add(ACCOUNT_LEAVING, races_player_leaving)

@@ -128,32 +128,37 @@ def races_player_leaving(user: Any) -> None:
     seat or game goes from them and its heir is shown the start.  Locks those races' rows."""
     in_races = RaceEntry.objects.filter(player_id=user.pk).values("race_id")
     races = Race.objects.select_for_update().filter(Q(host_id=user.pk) | Q(pk__in=in_races)).order_by("pk")
+    now = timezone.now()
     for race in races:
-        rest = race.entries.exclude(player_id=user.pk).select_related("player").order_by("joined_at", "id")
-        heir = rest.first()
-        if heir is None:
+        rest = [entry for entry in race_entries(race) if entry.player_id != user.pk]
+        if not rest:
             continue  # it alone is in it: the race goes with the account, or stays with nobody to tell
         fields = []
         if race.host_id == user.pk:
-            race.host = heir.player
+            race.host = rest[0].player
             fields = ["host"]
-        if race.status == Race.Status.FINISHED or race.is_expired(timezone.now()):
-            if fields:
-                _bump(race, *fields)
+        over = race.status == Race.Status.FINISHED or race.is_expired(now)
+        if over and not fields:
             continue
         _bump(race, *fields)
-        events.publish_race_event(
-            code=race.code,
-            event={
-                "type": "race.player_left",
-                "v": 1,
-                "race": race.code,
-                "version": race.version,
-                "player": player_ref(user),
-                "players": rest.count(),
-                "host": player_ref(race.host),
-            },
-        )
+        if not over:
+            _publish_player_left(race, user, len(rest))
+
+
+def _publish_player_left(race: Race, player: Any, players: int) -> None:
+    """``player`` left the race, ``players`` are left in it (with its host, which may be new)."""
+    events.publish_race_event(
+        code=race.code,
+        event={
+            "type": "race.player_left",
+            "v": 1,
+            "race": race.code,
+            "version": race.version,
+            "player": player_ref(player),
+            "players": players,
+            "host": player_ref(race.host),
+        },
+    )
 
 
 def _bump(race: Race, *fields: str) -> None:
@@ -402,16 +407,5 @@ def race_leave(*, code: str, player: Any) -> Race:
             race.host = rest[0].player
             fields = ["host"]
         _bump(race, *fields)
-        events.publish_race_event(
-            code=race.code,
-            event={
-                "type": "race.player_left",
-                "v": 1,
-                "race": race.code,
-                "version": race.version,
-                "player": player_ref(player),
-                "players": len(rest),
-                "host": player_ref(race.host),
-            },
-        )
+        _publish_player_left(race, player, len(rest))
     return race
