@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from games.engine import get_rules, score_moves
+from games.selectors import challenge_day_start, local_today
 from games.services import RankedEnd
 from plumbing.after_commit import Job, later
 
@@ -108,8 +109,6 @@ def score_record(*, game: Game, moves: list[Move], won: bool) -> Score:
     store is updated only after the commit, and on a server after the player is answered
     (``plumbing.after_commit``).
     """
-    from games.selectors import challenge_day_start
-
     assert game.player_id is not None and game.finished_at is not None, "a score is its player's finished game's"
     challenge = game.challenge
     player = (
@@ -186,20 +185,22 @@ def scores_standing_set(*, score_ids: list[int], standing: str, reason: str) -> 
 
 def scores_claim(*, game_ids: list[int], player_id: int) -> int:
     """The scores of guest games kept by the player who signed up or in
-    (``games.services.guest_games_claim``): each becomes ``player_id``'s, and a guest's provisional standing becomes the one the player
-    would have been written with; a standing fair play or staff gave stays.  Every board follows
+    (``games.services.guest_games_claim``): each becomes ``player_id``'s, and a guest's provisional
+    standing becomes the one the player would have been written with; a standing fair play or staff gave stays.  Every board follows
     once the change commits, and fair play assesses the scores again under their new owner.
 
     Locks the score rows; returns how many changed hands.
     """
-    from games.selectors import challenge_day_start
-
-    player = (
-        get_user_model().objects.only("marked", "date_joined", "email", "email_verified_at", "guest").get(pk=player_id)
-    )
     with transaction.atomic():
         scores = list(
             Score.objects.select_for_update().select_related("challenge").filter(game_id__in=game_ids).order_by("pk")
+        )
+        if not scores:
+            return 0  # games kept before they ended
+        player = (
+            get_user_model()
+            .objects.only("marked", "date_joined", "email", "email_verified_at", "guest")
+            .get(pk=player_id)
         )
         players: dict[Board, set[int]] = {}
         for score in scores:
@@ -232,8 +233,6 @@ def scores_email_verified(*, player_id: int) -> int:
     """The player verified their e-mail address: their scores held provisional for that reason alone
     rank now, on the days not yet over (a day already over keeps its boards as they were).  Every
     board they count on follows once the change commits (``scores_standing_set``)."""
-    from games.selectors import local_today
-
     waiting = Score.objects.filter(
         player_id=player_id,
         standing=Standing.PROVISIONAL,
