@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import multiprocessing
 import threading
 import time
@@ -45,7 +46,8 @@ _executor_lock = threading.Lock()
 
 
 class SolverThrottled(Throttled):
-    """This player has ``SOLVER_JOBS_PER_USER`` searches running already."""
+    """This player has ``SOLVER_JOBS_PER_USER`` searches running already, or has started
+    ``SOLVER_SEARCHES_PER_USER`` in its window."""
 
 
 class SolverBusy(Unavailable):
@@ -164,8 +166,8 @@ def _searched(job: Callable[..., Any], started: float, answer: Any) -> Any:
 def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: float) -> Any:
     """``job(*args, time_limit, cpu_limit)`` in a solver process, within the caps; its answer.
 
-    Takes a place under the player's cap and the site's, or raises (429 / 503) having searched
-    nothing; gives the thread's database connections back; then waits for the answer, at most
+    Counts a search under the player's rate and takes a place under the player's cap and the
+    site's, or raises (429 / 503) having searched nothing; gives the thread's database connections back; then waits for the answer, at most
     ``time_limit`` plus ``SOLVER_QUEUE_SECONDS`` (the time a job may wait for a solver process).
     The places are held until the job is over, even when the request stopped waiting for it.
     """
@@ -173,8 +175,21 @@ def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: 
     member = uuid.uuid4().hex
     wait = time_limit + settings.SOLVER_QUEUE_SECONDS
     retry = settings.SOLVER_RETRY_AFTER
+    rate_key = None
+    if player_id is not None and settings.SOLVER_SEARCHES_PER_USER:
+        rate = limits.Rate.parse(settings.SOLVER_SEARCHES_PER_USER)
+        rate_key = limits.key("solver", "searches", player_id)
+        counted = limits.hit(rate_key, rate)
+        if not counted.allowed:
+            later = max(1, math.ceil(counted.retry_after))
+            raise SolverThrottled(
+                f"you have started {rate.count} solver searches in {rate.seconds} s: try again in {later} s",
+                retry_after=later,
+            )
     full = limits.acquire(keys, caps, member, lease=wait + 60)
     if full:
+        if rate_key is not None:
+            limits.undo(rate_key)  # refused: no search started
         if player_id is not None and full == 1:
             raise SolverThrottled(
                 f"you have {settings.SOLVER_JOBS_PER_USER} solver searches running: try again in {retry} s",

@@ -290,6 +290,9 @@ SOLVER_NICE = env.int("SOLVER_NICE", default=10)
 #: Retry-After SOLVER_RETRY_AFTER seconds.
 SOLVER_JOBS_PER_USER = env.int("SOLVER_JOBS_PER_USER", default=2)
 SOLVER_JOBS_GLOBAL = env.int("SOLVER_JOBS_GLOBAL", default=8)
+#: Searches one player may start in a window (a cached answer is no search); over it: 429 with the
+#: window's wait.  A player asking a hint at every move of a practice game starts a dozen a minute.
+SOLVER_SEARCHES_PER_USER = env("SOLVER_SEARCHES_PER_USER", default="30/min")
 SOLVER_RETRY_AFTER = env.int("SOLVER_RETRY_AFTER", default=5)
 #: Seconds a search may wait for a solver process, beyond its own time limit, before a 503.
 SOLVER_QUEUE_SECONDS = env.float("SOLVER_QUEUE_SECONDS", default=20.0)

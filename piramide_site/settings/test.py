@@ -78,6 +78,7 @@ LIMITS_HTTP = {
 # Searches run on the test's own thread (spawning solver processes costs more than the test
 # seeds' searches); tests/games/test_solving.py starts real ones.
 SOLVER_PROCESSES = env.int("SOLVER_PROCESSES", default=0)
+SOLVER_SEARCHES_PER_USER = env("SOLVER_SEARCHES_PER_USER", default="100000/min")
 RACE_POOL_SIZE = env.int("RACE_POOL_SIZE", default=3)
 # No thread of the test process tops race pools up behind a test's back; tests fill them.
 RACE_POOL_BACKGROUND_FILL = False

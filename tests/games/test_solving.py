@@ -117,6 +117,36 @@ def test_hints_are_capped_as_reviews_are(today, settings):
     assert client_of(player).get(f"/api/games/{game.pk}/hint/").json()["verdict"] == "winnable"
 
 
+def test_a_player_who_started_the_window_s_searches_gets_429_and_nothing_is_searched(lost_game, settings):
+    settings.SOLVER_SEARCHES_PER_USER = "2/min"
+    client = client_of(lost_game.player)
+    review = f"/api/games/{lost_game.pk}/review/"
+    for _ in range(2):
+        forget_answers(lost_game)
+        assert client.get(review).status_code == 200
+    assert client.get(review).status_code == 200, "a cached answer is no search: never refused by the rate"
+    forget_answers(lost_game)
+    before = sum(solving.searches.values())
+    body = refused(client.get(review), 429, "throttled")
+    assert "2 solver searches in 60 s" in body["message"] and body["retry_after"] <= 60
+    assert sum(solving.searches.values()) == before
+    # the rate is alice's: bob searches
+    other = make_player("bob")
+    mine = game_ranked_start(challenge_id=lost_game.challenge_id, player=other)[0].game
+    game_resign(game_id=mine.pk, player=other)
+    assert client_of(other).get(f"/api/games/{mine.pk}/review/").status_code == 200
+
+
+def test_a_search_the_site_s_cap_refused_is_not_counted_under_the_player_s_rate(lost_game, settings):
+    settings.SOLVER_SEARCHES_PER_USER = "1/min"
+    settings.SOLVER_JOBS_GLOBAL = 1
+    client = client_of(lost_game.player)
+    member = hold(limits.key("solver", "all"))
+    refused(client.get(f"/api/games/{lost_game.pk}/review/"), 503, "unavailable")
+    limits.release([limits.key("solver", "all")], member)
+    assert client.get(f"/api/games/{lost_game.pk}/review/").status_code == 200
+
+
 def test_a_search_gives_its_places_back(lost_game, settings):
     settings.SOLVER_JOBS_PER_USER = 1
     client = client_of(lost_game.player)
