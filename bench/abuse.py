@@ -542,56 +542,20 @@ def report(rounds: list[tuple[str, Tally, float]]) -> dict[str, Any]:
     return out
 
 
-#: ops/Caddyfile's site block over plain HTTP on loopback: TLS would cost the clients, which share
-#: this machine with the servers, more than it tells; what matters here is what the proxy does to
-#: the attacker's connections (it keeps its own to the servers open and reuses them).
-CADDYFILE = """{
-	admin off
-	auto_https off
-}
-http://127.0.0.1:%(port)s {
-	request_body {
-		max_size 65536
-	}
-	reverse_proxy %(upstreams)s
-}
-"""
+def proxies_start(kind: str, ports: list[int], log_dir: Path) -> tuple[list[Any], int]:
+    """The proxies of ``--proxy`` in front of the servers: the processes, and the port clients use."""
+    from bench.proxies import caddy_start, gate_start
 
-
-def start_proxy(upstreams: list[int], log_dir: Path) -> tuple[Any, int]:
-    """Debian's Caddy in front of the servers; returns the process and its port once it answers."""
-    import shutil
-    import subprocess
-    import urllib.request
-
-    from bench.load import free_ports
-
-    caddy = shutil.which("caddy")
-    if caddy is None:
-        raise SystemExit("--proxy needs caddy (apt-get install caddy)")
-    (port,) = free_ports(1)
-    config = log_dir / "Caddyfile"
-    config.write_text(CADDYFILE % {"port": port, "upstreams": " ".join(f"127.0.0.1:{p}" for p in upstreams)})
-    env = {
-        **os.environ,
-        "HOME": str(log_dir),
-        "XDG_DATA_HOME": str(log_dir / "caddy-data"),
-        "XDG_CONFIG_HOME": str(log_dir / "caddy-config"),
-    }
-    log = (log_dir / "caddy.log").open("wb")
-    process = subprocess.Popen(
-        [caddy, "run", "--config", str(config), "--adapter", "caddyfile"], env=env, stdout=log, stderr=subprocess.STDOUT
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/", timeout=2).read()
-            return process, port
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise SystemExit(f"caddy did not serve: {(log_dir / 'caddy.log').read_text()[-2000:]}") from None
-            time.sleep(0.2)
+    processes: list[Any] = []
+    upstreams = [f"127.0.0.1:{port}" for port in ports]
+    if "gate" in kind:
+        gate, port = gate_start("; server ".join(upstreams), log_dir)
+        processes.append(gate)
+        upstreams = [f"127.0.0.1:{port}"]
+    if "caddy" in kind:
+        caddy, port = caddy_start(upstreams, log_dir)
+        processes.append(caddy)
+    return processes, port
 
 
 def main() -> None:
@@ -621,8 +585,8 @@ def main() -> None:
     parser.add_argument("--server-root", help="run the servers and the worker from this checkout instead")
     parser.add_argument(
         "--proxy",
-        action="store_true",
-        help="every client goes through Caddy, as in docker-compose.yml (plain HTTP on loopback)",
+        choices=("caddy", "gate", "caddy+gate"),
+        help="every client goes through Caddy, the nginx gate, or both as in docker-compose.yml (plain HTTP)",
     )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
@@ -667,13 +631,16 @@ def main() -> None:
         print(f"servers and worker from {load.ROOT}", flush=True)
     log_dir = Path(tempfile.gettempdir()) / f"piramide-abuse-{os.getpid()}"
     shape = start_shape(env, args.servers, log_dir)
-    proxy = None
+    proxies: list[Any] = []
     try:
         ports = shape.ports
         if args.proxy:
-            proxy, port = start_proxy(shape.ports, log_dir)
+            proxies, port = proxies_start(args.proxy, shape.ports, log_dir)
             ports = [port]
-            print(f"every client through Caddy on port {port}, in front of {len(shape.ports)} server(s)", flush=True)
+            print(
+                f"every client through {args.proxy} on port {port}, in front of {len(shape.ports)} server(s)",
+                flush=True,
+            )
         import uvloop
 
         with client_collector.paused():
@@ -681,7 +648,7 @@ def main() -> None:
         if any(process.poll() is not None for process, _ in shape.servers) or shape.worker.poll() is not None:
             print("a process of the shape died during the run")
     finally:
-        if proxy is not None:
+        for proxy in proxies:
             proxy.terminate()
             proxy.wait(timeout=10)
         shape.stop()

@@ -1,11 +1,13 @@
-"""ops/Caddyfile itself, run by a real Caddy in front of a real uvicorn set up as compose sets up web
-(``--proxy-headers``, FORWARDED_ALLOW_IPS naming the proxy alone).
+"""ops/Caddyfile itself, run by a real Caddy in front of the gate (ops/nginx/gate.conf.template) and a
+real uvicorn set up as compose sets up web (``--proxy-headers``, FORWARDED_ALLOW_IPS naming the
+gate alone): the chain of docker-compose.yml.
 
 Debian's caddy (2.6) stands in for the caddy:2 image: the same Caddyfile, with only what a test must
-change (the upstream's address, free ports for 80 and 443, no system trust store to install into).
-The site is served over HTTPS from Caddy's own CA, as with the default SITE_ADDRESS (localhost).
-Without caddy the tests skip with the reason, except in CI (CI=true), where they fail; .ci/run
-installs it from apt.
+change (the upstream's address, free ports for 80 and 443, no system trust store to install into),
+and Debian's nginx for the nginx image (tests/hardening/test_nginx_gate.py).  The site is served
+over HTTPS from Caddy's own CA, as with the default SITE_ADDRESS (localhost).  Without caddy or
+nginx the tests skip with the reason, except in CI (CI=true), where they fail; .ci/run installs
+them from apt.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import ROOT, missing
+from tests.hardening.test_nginx_gate import SOLVER_BURST, SOLVER_RATE, gate_in_front_of, passed_at_most
 from tests.uvicorn_server import free_port, uvicorn_server
 
 CADDY = shutil.which("caddy")
@@ -53,7 +57,7 @@ def caddy_in_front_of(upstream_port: int, tmp_path: Path) -> Iterator[int]:
     http_port, https_port = free_port(), free_port()
     config = (ROOT / "ops" / "Caddyfile").read_text()
     for old, new in {
-        "reverse_proxy web:8000\n": f"reverse_proxy 127.0.0.1:{upstream_port}\n",
+        "reverse_proxy gate:8080\n": f"reverse_proxy 127.0.0.1:{upstream_port}\n",
         "\tadmin off\n": f"\tadmin off\n\tskip_install_trust\n\thttp_port {http_port}\n\thttps_port {https_port}\n",
     }.items():
         assert old in config, old
@@ -99,15 +103,16 @@ def caddy_in_front_of(upstream_port: int, tmp_path: Path) -> Iterator[int]:
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[int]:
-    """The site behind Caddy; its HTTPS port."""
+    """The site behind the gate and Caddy; Caddy's HTTPS port."""
     with uvicorn_server(tmp_path, env={"FORWARDED_ALLOW_IPS": "127.0.0.1"}, args=("--proxy-headers",)) as server:
-        with caddy_in_front_of(server.port, tmp_path) as port:
+        with gate_in_front_of(server.port, tmp_path) as gate_port, caddy_in_front_of(gate_port, tmp_path) as port:
             yield port
 
 
 @pytest.fixture
 def echo(tmp_path: Path) -> Iterator[int]:
-    """tests/site/echo_asgi.py (it answers with the client address, or the scheme) behind Caddy."""
+    """tests/site/echo_asgi.py (it answers with the client address, or the scheme) behind the gate
+    and Caddy."""
     port = free_port()
     server = subprocess.Popen(
         [
@@ -128,7 +133,7 @@ def echo(tmp_path: Path) -> Iterator[int]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        with caddy_in_front_of(port, tmp_path) as proxy_port:
+        with gate_in_front_of(port, tmp_path) as gate_port, caddy_in_front_of(gate_port, tmp_path) as proxy_port:
             yield proxy_port
     finally:
         server.terminate()
@@ -145,6 +150,24 @@ def test_the_application_sees_the_peer_s_address_whatever_x_forwarded_for_the_cl
     assert ask(echo, "/", source="127.0.0.2") == "127.0.0.2"
     assert ask(echo, "/", source="127.0.0.2", **{"X-Forwarded-For": "198.51.100.1"}) == "127.0.0.2"
     assert ask(echo, "/", source="127.0.0.4", **{"X-Forwarded-For": "198.51.100.1, 127.0.0.1"}) == "127.0.0.4"
+
+
+def test_the_gate_counts_the_address_caddy_saw(echo):
+    """Every request reaches the gate from Caddy's address; its limits go by the clients' own."""
+
+    def hint(source: str) -> int:
+        with closing(https(echo, source)) as conn:
+            conn.request("GET", "/api/games/7/hint/")
+            response = conn.getresponse()
+            response.read()
+            return response.status
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=30) as pool:  # at once, as a flood comes
+        first = list(pool.map(lambda _: hint("127.0.0.2"), range(30)))
+    assert first.count(429) > 0, first
+    assert first.count(200) <= passed_at_most(SOLVER_BURST, SOLVER_RATE, time.monotonic() - started), first
+    assert hint("127.0.0.3") == 200, "another client keeps its own budget"
 
 
 def test_the_application_sees_https(echo):

@@ -27,8 +27,9 @@ def interpolate(value: str) -> str:
 
 
 def test_the_production_shape_has_its_services(compose):
-    assert set(compose["services"]) == {"proxy", "postgres", "redis", *APP_SERVICES}
+    assert set(compose["services"]) == {"proxy", "gate", "postgres", "redis", *APP_SERVICES}
     assert compose["services"]["proxy"]["image"] == "caddy:2"
+    assert compose["services"]["gate"]["image"].startswith("nginx:")
     assert compose["services"]["postgres"]["image"].startswith("postgres:")
     assert compose["services"]["redis"]["image"].startswith("redis:")
 
@@ -43,7 +44,7 @@ def test_every_app_service_runs_the_one_image_built_here(compose):
 
 
 def test_long_running_services_have_health_checks(compose):
-    for name in ("postgres", "redis", "web", "worker", "beat"):
+    for name in ("postgres", "redis", "web", "worker", "beat", "gate"):
         assert compose["services"][name]["healthcheck"]["test"], name
 
 
@@ -139,29 +140,37 @@ def caddyfile() -> str:
     return re.sub(r"(?m)^\s*#.*\n|\s+#.*$", "", (ROOT / "ops" / "Caddyfile").read_text())
 
 
-def proxy_address(compose) -> str:
-    return compose["services"]["proxy"]["networks"]["edge"]["ipv4_address"]
+def address_on(compose, service: str, network: str) -> str:
+    return compose["services"][service]["networks"][network]["ipv4_address"]
 
 
-def test_only_the_proxy_is_published_and_only_it_shares_a_network_with_web(compose):
+def members(compose, network: str) -> set[str]:
+    return {name for name, service in compose["services"].items() if network in (service.get("networks") or [])}
+
+
+def test_only_the_proxy_is_published_and_only_the_gate_shares_a_network_with_web(compose):
     import ipaddress
 
     services = compose["services"]
     published = {name for name, service in services.items() if service.get("ports")}
     assert published == {"proxy"}
     assert {interpolate(str(port)) for port in services["proxy"]["ports"]} == {"80:80", "443:443", "443:443/udp"}
-    on_edge = {name for name, service in services.items() if "edge" in (service.get("networks") or [])}
-    assert on_edge == {"proxy", "web"}
-    assert set(services["web"]["networks"]) == {"default", "edge"}, "web still reaches postgres and redis"
-    subnet = ipaddress.ip_network(compose["networks"]["edge"]["ipam"]["config"][0]["subnet"])
-    assert ipaddress.ip_address(proxy_address(compose)) in subnet
+    assert members(compose, "edge") == {"proxy", "gate"}
+    assert members(compose, "inner") == {"gate", "web"}
+    assert set(services["web"]["networks"]) == {"default", "inner"}, "web still reaches postgres and redis"
+    for service, network in (("proxy", "edge"), ("gate", "edge"), ("gate", "inner")):
+        subnet = ipaddress.ip_network(compose["networks"][network]["ipam"]["config"][0]["subnet"])
+        assert ipaddress.ip_address(address_on(compose, service, network)) in subnet, (service, network)
 
 
-def test_web_believes_forwarded_addresses_from_the_proxy_alone(compose):
+def test_web_believes_forwarded_addresses_from_the_gate_alone_and_the_gate_from_the_proxy_alone(compose):
     web = compose["services"]["web"]
     assert "--proxy-headers" in web["command"]
     trusted = interpolate(str(web["environment"]["FORWARDED_ALLOW_IPS"]))
-    assert trusted == proxy_address(compose), "the proxy's fixed address, nothing wider and never *"
+    assert trusted == address_on(compose, "gate", "inner"), "the gate's fixed address, nothing wider and never *"
+    gate = compose["services"]["gate"]["environment"]
+    assert gate["GATE_TRUSTED_PROXY"] == address_on(compose, "proxy", "edge")
+    assert gate["GATE_UPSTREAM"] == "web:8000" and gate["GATE_LISTEN"] == "8080"
     # The image alone trusts only itself.
     assert "FORWARDED_ALLOW_IPS=127.0.0.1" in (ROOT / "Dockerfile").read_text()
     # The other services do not serve HTTP, and none overrides the web's choice.
@@ -169,26 +178,99 @@ def test_web_believes_forwarded_addresses_from_the_proxy_alone(compose):
         assert "FORWARDED_ALLOW_IPS" not in compose["services"][name]["environment"], name
 
 
+def gate_filled(compose) -> str:
+    """ops/nginx/gate.conf.template as the nginx image fills it in from the gate's environment."""
+    from bench.proxies import template_filled
+
+    gate = compose["services"]["gate"]
+    (mount,) = gate["volumes"]
+    assert mount == "./ops/nginx/gate.conf.template:/etc/nginx/templates/gate.conf.template:ro"
+    values = {name: interpolate(str(value)) for name, value in gate["environment"].items()}
+    return template_filled((ROOT / "ops" / "nginx" / "gate.conf.template").read_text(), values)
+
+
+def test_the_gate_s_environment_fills_in_every_variable_of_its_template_and_nginx_accepts_it(compose, tmp_path):
+    import shutil
+
+    from bench.proxies import NGINX_CONF
+    from tests.conftest import missing
+
+    filled = gate_filled(compose)  # a variable without a value fails here
+    assert "listen 8080;" in filled and "server web:8000;" in filled
+    assert "set_real_ip_from 172.30.0.2;" in filled
+    assert f"client_max_body_size {settings.HTTP_MAX_BODY_BYTES};" in filled, "the application's own limit"
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        missing("needs nginx (Debian: apt-get install nginx) to check ops/nginx/gate.conf.template")
+    # web is no name here: nginx -t resolves an upstream's name
+    (tmp_path / "gate.conf").write_text(filled.replace("server web:8000;", "server 127.0.0.1:8000;"))
+    (tmp_path / "nginx.conf").write_text(NGINX_CONF % {"dir": tmp_path})
+    checked = subprocess.run(
+        [nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_the_gate_s_health_check_asks_web_s_health_through_it(compose, tmp_path):
+    """The compose health check, run with bash against a real gate in front of a server that
+    answers /healthz/ (and against a gate whose upstream is gone)."""
+    import shutil
+
+    from bench.proxies import gate_start
+    from tests.conftest import missing
+    from tests.uvicorn_server import free_port
+
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        missing("needs nginx (Debian: apt-get install nginx) to run the gate")
+    command = compose["services"]["gate"]["healthcheck"]["test"]
+    assert command[:3] == ["CMD", "bash", "-c"] and "/dev/tcp/127.0.0.1/8080" in command[3]
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    (tmp_path / "healthz").mkdir()
+    (tmp_path / "healthz" / "index.html").write_text("ok")
+    try:
+        gate, gate_port = gate_start(f"127.0.0.1:{port}", tmp_path)
+        try:
+            check = command[3].replace("/8080", f"/{gate_port}")
+            assert subprocess.run(["bash", "-c", check], timeout=10).returncode == 0
+            server.terminate()
+            server.wait(timeout=10)
+            assert subprocess.run(["bash", "-c", check], timeout=10).returncode != 0, "web gone: a 502"
+        finally:
+            gate.terminate()
+            gate.wait(timeout=10)
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+
+
 def test_the_proxy_serves_the_caddyfile_here_in_front_of_web(compose):
     proxy = compose["services"]["proxy"]
     assert "./ops/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
     assert {"caddy-data", "caddy-config"} <= set(compose["volumes"]), "certificates outlive the container"
-    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+    assert proxy["depends_on"]["gate"]["condition"] == "service_healthy"
+    assert compose["services"]["gate"]["depends_on"]["web"]["condition"] == "service_healthy"
     config = caddyfile()
     # TLS: the site's public name from SITE_ADDRESS, with Caddy's automatic HTTPS
     assert re.search(r"^\{\$SITE_ADDRESS:localhost\} \{$", config, re.MULTILINE)
     assert interpolate(proxy["environment"]["SITE_ADDRESS"]) == "localhost"
     assert "tls internal" not in config and "auto_https off" not in config
-    assert re.search(r"^\treverse_proxy web:8000$", config, re.MULTILINE)
+    assert re.search(r"^\treverse_proxy gate:8080$", config, re.MULTILINE)
     # Caddy then replaces the client's X-Forwarded-For with the peer's address (run for real in
     # tests/hardening/test_caddy_proxy.py), unless told to trust someone
     assert "trusted_proxies" not in config and "X-Forwarded-For" not in config
 
 
-def test_the_proxy_caps_bodies_at_the_application_s_own_limit(compose):
+def test_the_proxy_and_the_gate_cap_bodies_at_the_application_s_own_limit(compose):
     proxy_env = compose["services"]["proxy"]["environment"]
     web_env = compose["services"]["web"]["environment"]
     assert proxy_env["DJANGO_HTTP_MAX_BODY_BYTES"] == web_env["DJANGO_HTTP_MAX_BODY_BYTES"], "one variable for both"
+    gate_env = compose["services"]["gate"]["environment"]
+    assert gate_env["DJANGO_HTTP_MAX_BODY_BYTES"] == web_env["DJANGO_HTTP_MAX_BODY_BYTES"], "and for the gate"
     assert int(interpolate(web_env["DJANGO_HTTP_MAX_BODY_BYTES"])) == settings.HTTP_MAX_BODY_BYTES
     cap = re.search(r"request_body \{\s*max_size \{\$DJANGO_HTTP_MAX_BODY_BYTES:(\d+)\}\s*\}", caddyfile())
     assert cap and int(cap.group(1)) == settings.HTTP_MAX_BODY_BYTES
@@ -253,9 +335,9 @@ def client_address_seen(
 
 
 def test_uvicorn_takes_the_client_address_from_the_proxy_as_the_compose_file_says(compose, tmp_path):
-    """The compose setting with the proxy at 127.0.0.3 instead of its compose address."""
+    """The compose setting with the gate at 127.0.0.3 instead of its compose address."""
     trusted = interpolate(compose["services"]["web"]["environment"]["FORWARDED_ALLOW_IPS"])
-    trusted = trusted.replace(proxy_address(compose), "127.0.0.3")
+    trusted = trusted.replace(address_on(compose, "gate", "inner"), "127.0.0.3")
     assert trusted == "127.0.0.3"
     # From the proxy, the address it forwards (the proxy overwrites whatever the client wrote).
     assert client_address_seen(trusted, tmp_path, source="127.0.0.3") == "203.0.113.7"
