@@ -9,7 +9,7 @@ import pytest
 
 from games.engine import Game, parse_move
 
-from .conftest import ARTIFACTS, CLASSIC_SEED, FORTY_SEED
+from .conftest import ARTIFACTS, CLASSIC_SEED, FORTY_SEED, SEARCHES_PER_MINUTE
 from .helpers import (
     PAST_GAME,
     box,
@@ -267,6 +267,39 @@ def test_practice_of_a_deal_whose_day_is_over_has_undo_and_hint(site: Any, page:
     page.click("[data-action=hint]")
     page.locator(".play .toast").filter(has_text="Suggerimento").wait_for(timeout=20_000)
     assert page.locator(".play .card.hint").count() >= 1
+
+
+def test_hints_over_the_player_s_searches_say_when_to_ask_again_and_a_review_waits_in_their_language(
+    site: Any, page: Any
+) -> None:
+    """Over SOLVER_SEARCHES_PER_USER the service answers 429 with the seconds to wait: the page said
+    the server's English text before, and a review refused so left its panel empty."""
+    name = sign_up(page, site)
+    past = past_game(site, name, "classic", 4242, ["D"], days_ago=20)  # a day and deal no other test asks about
+    page.goto(f"/games/{past}/")
+    page.locator("#result form.practice button").click()
+    page.wait_for_selector("body[data-ready='1']")
+    statuses = []
+    for drawn in range(SEARCHES_PER_MINUTE + 1):  # each position a search of its own
+        with page.expect_response(lambda response: response.url.endswith("/hint/")) as answer:
+            page.click("[data-action=hint]")
+        statuses.append(answer.value.status)
+        if statuses[-1] != 200:
+            break
+        page.keyboard.press("d")
+        wait_confirmed(page, drawn + 1)
+    assert statuses[-1] == 429 and set(statuses[:-1]) == {200}, statuses
+    busy = page.locator(".play .toast").filter(has_text="Il risolutore è occupato: chiedi di nuovo tra")
+    busy.wait_for(timeout=10_000)
+    assert re.search(r"chiedi di nuovo tra \d+ s\.$", busy.inner_text()), busy.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "play-solver-busy.png"))
+
+    # the review of another game, asked while the searches are spent: it says it is coming
+    other = past_game(site, name, "classic", 4243, ["D"], days_ago=21)
+    page.goto(f"/games/{other}/")
+    page.locator("#result .review-text").filter(has_text="Il risolutore è occupato: l'analisi arriva").wait_for(
+        timeout=20_000
+    )
 
 
 def test_a_move_the_server_refuses_after_it_was_shown_is_rolled_back(site: Any, new_context: Any) -> None:

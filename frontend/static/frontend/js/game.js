@@ -9,7 +9,7 @@ import { localReason } from "./reasons.js";
 const _ = (s) => (window.gettext ? window.gettext(s) : s);
 const fmt = (s, o) => (window.interpolate ? window.interpolate(s, o, true) : s);
 // Refusals that say "not now" rather than "not by the rules" (socket and REST codes).
-const RETRY_LATER = new Set(["unavailable", "rate_limited", "throttled"]);
+export const RETRY_LATER = new Set(["unavailable", "rate_limited", "throttled"]);
 
 export class Table {
   constructor(root, { game, transport, onChange, onFinished }) {

@@ -1,7 +1,7 @@
 // The play page of a daily game (ranked or practice).
-import { api } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { Board, moveText } from "./board.js";
-import { Table } from "./game.js";
+import { RETRY_LATER, Table } from "./game.js";
 import { celebrate } from "./motion.js";
 import { copyText, shareText } from "./share.js";
 import { DailyTransport } from "./transport.js";
@@ -131,7 +131,12 @@ async function showRank() {
   }
 }
 
-async function loadReview() {
+// Seconds the server asked to wait before asking again (a refusal's retry_after), 1 to 60.
+function retryAfter(error) {
+  return Math.min(60, Math.max(1, Math.ceil(Number(error.body.retry_after) || 5)));
+}
+
+async function loadReview(attempt = 0) {
   const review = panel.querySelector(".review");
   const text = review.querySelector(".review-text");
   try {
@@ -151,8 +156,13 @@ async function loadReview() {
       review.querySelector(".show-me").onclick = () => showMe(result);
     }
     review.hidden = false;
-  } catch {
-    review.hidden = true;
+  } catch (error) {
+    // the solver is busy: say so, and ask again when the server said to, a few times
+    if (error instanceof ApiError && RETRY_LATER.has(error.code) && attempt < 5) {
+      text.textContent = _("The solver is busy: the review comes in a moment.");
+      review.hidden = false;
+      setTimeout(() => loadReview(attempt + 1), retryAfter(error) * 1000);
+    } else review.hidden = true;
   }
 }
 
@@ -200,7 +210,10 @@ if (hint)
       if (answer.move) table.showHint(answer.move);
       else table.flash(_("No winning move was found from here"));
     } catch (error) {
-      table.flash(error.message);
+      // the solver's caps and the proxy's say "not now", in the player's language
+      if (RETRY_LATER.has(error.code))
+        table.flash(fmt(_("The solver is busy: ask again in %(seconds)s s."), { seconds: retryAfter(error) }));
+      else table.flash(error.message);
     }
   });
 async function endGame(question) {
