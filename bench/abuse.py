@@ -33,9 +33,11 @@ Printed: the players' move round trip and the bystanders' ``today`` round trip, 
 and without the attacker side by side, and the ratio (target: the p99s within 1.5x); the
 attacker's answers by kind and status; the servers' and the worker's CPU seconds per round.
 Per-address limits are raised (every client shares 127.0.0.1); per-user limits stay as
-configured, as does everything the attacker meets.  ``--proxy`` puts Debian's Caddy in front, as
-docker-compose.yml does (``ops/Caddyfile``'s site block, over plain HTTP on loopback): every client
-then reaches the servers through it.
+configured, as does everything the attacker meets.  ``--proxy`` puts proxies from Debian's packages
+in front (bench/proxies.py, over plain HTTP on loopback): ``caddy`` (``ops/Caddyfile``'s site block),
+``gate`` (the nginx gate, ``ops/nginx/gate.conf.template``, whose per-address limits then meet the
+attacker and nobody else, since only it asks the solver), or ``caddy+gate``, docker-compose.yml's
+chain; every client then reaches the servers through them.
 """
 
 from __future__ import annotations
