@@ -84,7 +84,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +93,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import collector as client_collector  # noqa: E402
-from bench.processes import cpu_seconds, free_ports, main_thread_cpu_seconds, stop  # noqa: E402
+from bench.processes import (  # noqa: E402
+    answering,
+    cpu_seconds,
+    free_ports,
+    main_thread_cpu_seconds,
+    stop,
+    uvicorn_command,
+)
 
 ECHO_PATH = "/ws/echo/"
 #: The six rounds of a run, in order: (key, kind, saturated, label).
@@ -475,41 +481,16 @@ def checkpoint(args: argparse.Namespace) -> None:
 
 def start_server(args: argparse.Namespace, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "bench.live:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--loop",
-            "uvloop",
-            "--http",
-            "httptools",
-            "--no-access-log",
-            "--log-level",
-            "warning",
-            "--ws-max-queue",
-            "256",
-            "--ws",
-            args.ws,
-        ],
+        uvicorn_command("bench.live:application", port, "--ws-max-queue", "256", "--ws", args.ws),
         cwd=ROOT,
         env=server_env(args),
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited with {process.returncode}")
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/challenges/today/", timeout=2).read()
-            return process
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("the server did not answer within 60 s")
+    try:
+        answering(process, f"http://127.0.0.1:{port}/api/challenges/today/", timeout=60)
+    except RuntimeError as error:
+        process.kill()
+        raise SystemExit(str(error)) from None
+    return process
 
 
 def memory_mb(pid: int) -> tuple[float, float]:

@@ -51,7 +51,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,7 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import collector as client_collector  # noqa: E402
-from bench.processes import cpu_seconds, free_ports, stop  # noqa: E402
+from bench.processes import answering, cpu_seconds, free_ports, stop, uvicorn_command  # noqa: E402
 
 PASSWORD = "load-test-password-1"
 DB_NAME = "piramide_load"
@@ -130,25 +129,7 @@ def start_shape(env: dict[str, str], servers: int, log_dir: Path) -> Shape:
         log = log_dir / f"server-{port}.log"
         logs.append(log)
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "piramide_site.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--loop",
-                "uvloop",
-                "--http",
-                "httptools",
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "--backlog",
-                "4096",
-            ],
+            uvicorn_command("piramide_site.asgi:application", port, "--backlog", "4096"),
             cwd=ROOT,
             env=env,
             stdout=log.open("wb"),
@@ -178,22 +159,12 @@ def start_shape(env: dict[str, str], servers: int, log_dir: Path) -> Shape:
         stderr=subprocess.STDOUT,
     )
     shape = Shape(started, worker, logs)
-    deadline = time.monotonic() + 90
     for process, port in started:
-        while True:
-            if process.poll() is not None:
-                shape.stop()
-                raise RuntimeError(
-                    f"the server on port {port} exited: {(log_dir / f'server-{port}.log').read_text()[-2000:]}"
-                )
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/", timeout=2).read()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    shape.stop()
-                    raise RuntimeError(f"the server on port {port} did not answer within 90 s") from None
-                time.sleep(0.2)
+        try:
+            answering(process, f"http://127.0.0.1:{port}/healthz/", timeout=90, log=log_dir / f"server-{port}.log")
+        except RuntimeError:
+            shape.stop()
+            raise
     return shape
 
 

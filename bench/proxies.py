@@ -11,11 +11,9 @@ import os
 import re
 import shutil
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
-from bench.processes import free_ports
+from bench.processes import answering, free_ports
 
 ROOT = Path(__file__).resolve().parents[1]
 GATE_TEMPLATE = ROOT / "ops" / "nginx" / "gate.conf.template"
@@ -73,19 +71,13 @@ def template_filled(text: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{(\w+)\}", lambda match: values[match.group(1)], text)
 
 
-def answering(process: subprocess.Popen[bytes], port: int, log: Path, name: str) -> None:
-    """Waits for ``/healthz/`` through the proxy; kills it and says why if it never answers."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/", timeout=2).read()
-            return
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                said = log.read_text()[-2000:] if log.exists() else "nothing"
-                raise SystemExit(f"{name} did not serve: {said}") from None
-            time.sleep(0.2)
+def started(process: subprocess.Popen[bytes], port: int, log: Path, name: str) -> None:
+    """Returns once ``/healthz/`` answers through the proxy; kills it and says why if it never does."""
+    try:
+        answering(process, f"http://127.0.0.1:{port}/healthz/", timeout=30, log=log)
+    except RuntimeError as error:
+        process.kill()
+        raise SystemExit(f"{name} did not serve: {error}") from None
 
 
 def caddy_start(upstreams: list[str], log_dir: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -108,7 +100,7 @@ def caddy_start(upstreams: list[str], log_dir: Path) -> tuple[subprocess.Popen[b
         process = subprocess.Popen(
             [caddy, "run", "--config", str(config), "--adapter", "caddyfile"], env=env, stdout=out, stderr=out
         )
-    answering(process, port, log, "caddy")
+    started(process, port, log, "caddy")
     return process, port
 
 
@@ -130,5 +122,5 @@ def gate_start(upstream: str, log_dir: Path, **values: str) -> tuple[subprocess.
             stdout=out,
             stderr=out,
         )
-    answering(process, port, folder / "nginx.out", "nginx")
+    started(process, port, folder / "nginx.out", "nginx")
     return process, port
