@@ -1,7 +1,8 @@
 """The proxies of docker-compose.yml, run from Debian's packages on loopback for benches and tests.
 
 ``caddy_start`` runs ops/Caddyfile's site block over plain HTTP; ``gate_start`` runs the nginx gate
-(ops/nginx/gate.conf.template, filled in as the official image fills it in) in front of upstreams.
+(ops/nginx/nginx.conf and gate.conf.template, filled in as the official image fills it in) in front
+of upstreams.
 Each returns the process and its port once ``/healthz/`` answers through it.
 """
 
@@ -33,22 +34,31 @@ http://127.0.0.1:%(port)s {
 }
 """
 
-#: The official image's nginx.conf, as far as the gate needs it, with every path in one folder.
-NGINX_CONF = """worker_processes auto;
-pid %(dir)s/nginx.pid;
-error_log %(dir)s/nginx-error.log warn;
-events { worker_connections 8192; }
-http {
-    access_log %(dir)s/nginx-access.log;
-    client_body_temp_path %(dir)s/client_body;
-    proxy_temp_path %(dir)s/proxy;
-    fastcgi_temp_path %(dir)s/fastcgi;
-    uwsgi_temp_path %(dir)s/uwsgi;
-    scgi_temp_path %(dir)s/scgi;
-    keepalive_timeout 65;
-    include %(dir)s/gate.conf;
-}
-"""
+GATE_MAIN = ROOT / "ops" / "nginx" / "nginx.conf"
+
+
+def gate_main_config(folder: Path) -> str:
+    """ops/nginx/nginx.conf with every path in ``folder`` and the workers run as whoever runs
+    nginx (the image's ``nginx`` user is not Debian's); each line replaced must be there."""
+    text = GATE_MAIN.read_text()
+    for old, new in {
+        "user  nginx;": "user  root;",
+        "/var/log/nginx/error.log": f"{folder}/nginx-error.log",
+        "/var/run/nginx.pid": f"{folder}/nginx.pid",
+        "/var/log/nginx/access.log": f"{folder}/nginx-access.log",
+        "include /etc/nginx/conf.d/gate.conf;": (
+            f"include {folder}/gate.conf;\n"
+            + "".join(
+                f"    {kind}_temp_path {folder}/{kind};\n"
+                for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+            )
+        ),
+    }.items():
+        if old not in text:
+            raise ValueError(f"ops/nginx/nginx.conf no longer says {old!r}")
+        text = text.replace(old, new)
+    return text
+
 
 #: The gate's variables as docker-compose.yml sets them, but for where it listens and what it
 #: proxies to.
@@ -115,7 +125,7 @@ def gate_start(upstream: str, log_dir: Path, **values: str) -> tuple[subprocess.
     folder.mkdir(parents=True, exist_ok=True)
     filled = {**GATE_DEFAULTS, "GATE_UPSTREAM": upstream, "GATE_LISTEN": f"127.0.0.1:{port}", **values}
     (folder / "gate.conf").write_text(template_filled(GATE_TEMPLATE.read_text(), filled))
-    (folder / "nginx.conf").write_text(NGINX_CONF % {"dir": folder})
+    (folder / "nginx.conf").write_text(gate_main_config(folder))
     with (folder / "nginx.out").open("wb") as out:
         process = subprocess.Popen(
             [nginx, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"],

@@ -170,7 +170,8 @@ def test_web_believes_forwarded_addresses_from_the_gate_alone_and_the_gate_from_
     assert trusted == address_on(compose, "gate", "inner"), "the gate's fixed address, nothing wider and never *"
     gate = compose["services"]["gate"]["environment"]
     assert gate["GATE_TRUSTED_PROXY"] == address_on(compose, "proxy", "edge")
-    assert gate["GATE_UPSTREAM"] == "web:8000" and gate["GATE_LISTEN"] == "8080"
+    # web by its fixed address: nginx would resolve a name once, and miss a recreated web's new one
+    assert gate["GATE_UPSTREAM"] == f"{address_on(compose, 'web', 'inner')}:8000" and gate["GATE_LISTEN"] == "8080"
     # The image alone trusts only itself.
     assert "FORWARDED_ALLOW_IPS=127.0.0.1" in (ROOT / "Dockerfile").read_text()
     # The other services do not serve HTTP, and none overrides the web's choice.
@@ -183,8 +184,10 @@ def gate_filled(compose) -> str:
     from bench.proxies import template_filled
 
     gate = compose["services"]["gate"]
-    (mount,) = gate["volumes"]
-    assert mount == "./ops/nginx/gate.conf.template:/etc/nginx/templates/gate.conf.template:ro"
+    assert gate["volumes"] == [
+        "./ops/nginx/nginx.conf:/etc/nginx/nginx.conf:ro",
+        "./ops/nginx/gate.conf.template:/etc/nginx/templates/gate.conf.template:ro",
+    ]
     values = {name: interpolate(str(value)) for name, value in gate["environment"].items()}
     return template_filled((ROOT / "ops" / "nginx" / "gate.conf.template").read_text(), values)
 
@@ -192,19 +195,28 @@ def gate_filled(compose) -> str:
 def test_the_gate_s_environment_fills_in_every_variable_of_its_template_and_nginx_accepts_it(compose, tmp_path):
     import shutil
 
-    from bench.proxies import NGINX_CONF
+    from bench.proxies import gate_main_config
     from tests.conftest import missing
 
     filled = gate_filled(compose)  # a variable without a value fails here
-    assert "listen 8080;" in filled and "server web:8000;" in filled
+    assert "listen 8080;" in filled and "server 172.30.1.3:8000;" in filled
     assert "set_real_ip_from 172.30.0.2;" in filled
     assert f"client_max_body_size {settings.HTTP_MAX_BODY_BYTES};" in filled, "the application's own limit"
+    # the gate lets an idle connection to web go before uvicorn does, never reusing one uvicorn is closing
+    import uvicorn
+
+    upstream = re.search(r"upstream piramide_web \{(.*?)\}", filled, re.S).group(1)
+    idle = int(re.search(r"keepalive_timeout (\d+)s;", upstream).group(1))
+    assert idle < uvicorn.Config("x:y").timeout_keep_alive
+    assert "--timeout-keep-alive" not in compose["services"]["web"]["command"]
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
         missing("needs nginx (Debian: apt-get install nginx) to check ops/nginx/gate.conf.template")
-    # web is no name here: nginx -t resolves an upstream's name
-    (tmp_path / "gate.conf").write_text(filled.replace("server web:8000;", "server 127.0.0.1:8000;"))
-    (tmp_path / "nginx.conf").write_text(NGINX_CONF % {"dir": tmp_path})
+    (tmp_path / "gate.conf").write_text(filled)
+    main = gate_main_config(tmp_path)  # ops/nginx/nginx.conf, its paths here
+    # room for every player's socket, each two connections (client and web)
+    assert int(re.search(r"worker_connections\s+(\d+);", main).group(1)) >= 8192
+    (tmp_path / "nginx.conf").write_text(main)
     checked = subprocess.run(
         [nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], capture_output=True, text=True
     )
