@@ -9,7 +9,7 @@ import pytest
 
 from games.engine import Game, parse_move
 
-from .conftest import ARTIFACTS, CLASSIC_SEED, FORTY_SEED, SEARCHES_PER_MINUTE
+from .conftest import ARTIFACTS, CLASSIC_SEED, FORTY_SEED, SEARCHES_PER_PLAYER
 from .helpers import (
     PAST_GAME,
     box,
@@ -276,11 +276,12 @@ def test_hints_over_the_player_s_searches_say_when_to_ask_again_and_a_review_wai
     the server's English text before, and a review refused so left its panel empty."""
     name = sign_up(page, site)
     past = past_game(site, name, "classic", 4242, ["D"], days_ago=20)  # a day and deal no other test asks about
+    other = past_game(site, name, "classic", 4243, ["D"], days_ago=21)
     page.goto(f"/games/{past}/")
     page.locator("#result form.practice button").click()
     page.wait_for_selector("body[data-ready='1']")
     statuses = []
-    for drawn in range(SEARCHES_PER_MINUTE + 1):  # each position a search of its own
+    for drawn in range(SEARCHES_PER_PLAYER + 1):  # each position a search of its own
         with page.expect_response(lambda response: response.url.endswith("/hint/")) as answer:
             page.click("[data-action=hint]")
         statuses.append(answer.value.status)
@@ -295,7 +296,6 @@ def test_hints_over_the_player_s_searches_say_when_to_ask_again_and_a_review_wai
     page.screenshot(path=str(ARTIFACTS / "play-solver-busy.png"))
 
     # the review of another game, asked while the searches are spent: it says it is coming
-    other = past_game(site, name, "classic", 4243, ["D"], days_ago=21)
     page.goto(f"/games/{other}/")
     page.locator("#result .review-text").filter(has_text="Il risolutore è occupato: l'analisi arriva").wait_for(
         timeout=20_000

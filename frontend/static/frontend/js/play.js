@@ -131,9 +131,9 @@ async function showRank() {
   }
 }
 
-// Seconds the server asked to wait before asking again (a refusal's retry_after), 1 to 60.
+// Seconds the server asked to wait before asking again (a refusal's retry_after), at least 1.
 function retryAfter(error) {
-  return Math.min(60, Math.max(1, Math.ceil(Number(error.body.retry_after) || 5)));
+  return Math.max(1, Math.ceil(Number(error.body.retry_after) || 5));
 }
 
 async function loadReview(attempt = 0) {
@@ -161,7 +161,7 @@ async function loadReview(attempt = 0) {
     if (error instanceof ApiError && RETRY_LATER.has(error.code) && attempt < 5) {
       text.textContent = _("The solver is busy: the review comes in a moment.");
       review.hidden = false;
-      setTimeout(() => loadReview(attempt + 1), retryAfter(error) * 1000);
+      setTimeout(() => loadReview(attempt + 1), Math.min(60, retryAfter(error)) * 1000);
     } else review.hidden = true;
   }
 }
@@ -211,7 +211,7 @@ if (hint)
       else table.flash(_("No winning move was found from here"));
     } catch (error) {
       // the solver's caps and the proxy's say "not now", in the player's language
-      if (RETRY_LATER.has(error.code))
+      if (error instanceof ApiError && RETRY_LATER.has(error.code))
         table.flash(fmt(_("The solver is busy: ask again in %(seconds)s s."), { seconds: retryAfter(error) }));
       else table.flash(error.message);
     }
