@@ -52,6 +52,46 @@ class Rate:
         return cls(int(count), int(digits or 1) * _UNITS[unit])
 
 
+#: The settings that hold one rate each; ``rates_check`` reads these and the two tables of rates.
+RATE_SETTINGS = (
+    "PASSWORD_RESETS_PER_IP",
+    "PASSWORD_RESETS_PER_EMAIL",
+    "GUESTS_PER_IP",
+    "EMAIL_VERIFICATIONS_PER_ACCOUNT",
+    "EMAIL_VERIFICATIONS_PER_EMAIL",
+    "SIGNIN_FAILURES_PER_USER_IP",
+    "SIGNIN_FAILURES_PER_IP",
+    "SIGNIN_FAILURES_PER_USER",
+    "SOLVER_SEARCHES_PER_USER",
+    "LIVE_FRAMES_PER_USER",
+    "LIVE_FRAMES_PER_IP",
+)
+
+
+def rates_check(**kwargs: Any) -> list[Any]:
+    """A system check: every rate setting reads as a rate, so a mistyped one is reported by
+    ``manage.py check`` and stops ``migrate`` (each deployment's first step) instead of failing,
+    as a 500, every request that reads it.  An empty one (a limit turned off) passes."""
+    from django.core import checks
+
+    rates: dict[str, Any] = {name: getattr(settings, name, None) for name in RATE_SETTINGS}
+    throttles: dict[str, Any] = getattr(settings, "REST_FRAMEWORK", {}).get("DEFAULT_THROTTLE_RATES", {})
+    for scope, rate in throttles.items():
+        rates[f"REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'][{scope!r}]"] = rate
+    for scope, by_whom in getattr(settings, "LIMITS_HTTP", {}).items():
+        for whom, rate in by_whom.items():
+            rates[f"LIMITS_HTTP[{scope!r}][{whom!r}]"] = rate
+    errors = []
+    for name, text in rates.items():
+        if not text:
+            continue
+        try:
+            Rate.parse(str(text))
+        except ValueError as error:
+            errors.append(checks.Error(f"{name}: {error}", id="plumbing.E001"))
+    return errors
+
+
 @dataclass(frozen=True)
 class Verdict:
     allowed: bool
