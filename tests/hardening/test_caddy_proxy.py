@@ -19,7 +19,6 @@ import os
 import shutil
 import ssl
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +30,13 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import ROOT, missing
-from tests.hardening.test_nginx_gate import SOLVER_BURST, SOLVER_RATE, gate_in_front_of, passed_at_most
+from tests.hardening.test_nginx_gate import (
+    SOLVER_BURST,
+    SOLVER_RATE,
+    echo_server,
+    gate_in_front_of,
+    passed_at_most,
+)
 from tests.uvicorn_server import free_port, uvicorn_server
 
 CADDY = shutil.which("caddy")
@@ -113,31 +118,9 @@ def site(tmp_path: Path) -> Iterator[int]:
 def echo(tmp_path: Path) -> Iterator[int]:
     """tests/site/echo_asgi.py (it answers with the client address, or the scheme) behind the gate
     and Caddy."""
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("uvicorn")),
-            "tests.site.echo_asgi:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--proxy-headers",
-            "--forwarded-allow-ips",
-            "127.0.0.1",
-            "--lifespan",
-            "off",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with echo_server() as port:
         with gate_in_front_of(port, tmp_path) as gate_port, caddy_in_front_of(gate_port, tmp_path) as proxy_port:
             yield proxy_port
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def ask(port: int, path: str, source: str = "127.0.0.1", **headers: str) -> str:
