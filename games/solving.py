@@ -167,8 +167,9 @@ def run(job: Callable[..., Any], *args: Any, player_id: int | None, time_limit: 
     """``job(*args, time_limit, cpu_limit)`` in a solver process, within the caps; its answer.
 
     Counts a search under the player's rate and takes a place under the player's cap and the
-    site's, or raises (429 / 503) having searched nothing; gives the thread's database connections back; then waits for the answer, at most
-    ``time_limit`` plus ``SOLVER_QUEUE_SECONDS`` (the time a job may wait for a solver process).
+    site's, or raises (429 / 503) having searched nothing; gives the thread's database
+    connections back; then waits for the answer, at most ``time_limit`` plus
+    ``SOLVER_QUEUE_SECONDS`` (the time a job may wait for a solver process).
     The places are held until the job is over, even when the request stopped waiting for it.
     """
     keys, caps = _slots(player_id)
